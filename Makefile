@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# mlx5sp: out-of-tree build of the driver (mlx5sp.ko), the software ConnectX
+# (mlx5sp_sim.ko) and, against a KUnit kernel, the KUnit suites.
+
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+STOCK_KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+		$(wildcard /usr/src/linux-headers-6.12*-amd64))
+KDIR ?= $(STOCK_KDIR)
+SRC := drivers/infiniband/hw/mlx5sp
+CHECKPATCH = $(firstword $(wildcard $(DEBUG_KDIR_SRC)/scripts/checkpatch.pl) \
+	$(wildcard /var/cache/mlx5sp/linux-source/scripts/checkpatch.pl))
+INSTALL_MOD_DIR ?= updates
+
+.PHONY: all modules setup debug-kernel debug-modules check test kunit vm-test \
+	stock-test demo install clean
+
+all: modules
+
+setup:
+	@$(TOP)/scripts/setup
+
+modules: setup
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+# Modules for the debug test kernel, built in their own output tree.
+debug-modules: setup
+	@$(TOP)/scripts/build-debug-modules
+
+check: setup
+	@$(TOP)/scripts/check
+
+kunit: debug-modules
+	@$(TOP)/tests/kunit/run
+
+vm-test: debug-modules
+	@$(TOP)/tests/integration/run --kernel debug
+
+stock-test: modules
+	@$(TOP)/tests/integration/run --kernel stock
+
+test: modules check
+	@$(TOP)/tests/run-all
+
+demo: modules
+	@$(TOP)/scripts/demo
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(realpath $(KDIR)))) 2>/dev/null || depmod -a
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	rm -rf $(TOP)/.build
+
+endif

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * mlx5sp: RDMA driver for ConnectX adapters built around signature offload
+ * and signature pipelining. This header holds the core device: bus access,
+ * the command interface, EQs, firmware pages and health.
+ */
+#ifndef MLX5SP_H
+#define MLX5SP_H
+
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/dmapool.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/mlx5/device.h>
+#include <linux/mlx5/mlx5_ifc.h>
+
+#include "mlx5sp_model.h"
+
+#define MLX5SP_DRV_NAME		"mlx5sp"
+#define MLX5SP_CMD_IF_REV	5
+#define MLX5SP_MAX_CMD_SLOTS	32
+/* Largest command we build: a full page list of MANAGE_PAGES and the like. */
+#define MLX5SP_CMD_MAX_MSG	(1 << 20)
+
+struct mlx5sp_dev;
+
+/* How registers and interrupts are reached: a PCI function or a model. */
+struct mlx5sp_bus_ops {
+	u32 (*rd32)(struct mlx5sp_dev *dev, u32 offset);
+	void (*wr32)(struct mlx5sp_dev *dev, u32 offset, u32 val);
+	int (*request_irq)(struct mlx5sp_dev *dev, u16 vector,
+			   irq_handler_t handler, void *data);
+	void (*free_irq)(struct mlx5sp_dev *dev, u16 vector, void *data);
+};
+
+enum mlx5sp_slot_state {
+	MLX5SP_SLOT_FREE,
+	MLX5SP_SLOT_BUSY,	/* owned by firmware, a caller waits */
+	MLX5SP_SLOT_TIMED_OUT,	/* caller gave up; buffers kept until firmware returns it */
+};
+
+/* A command message: the inline 16 bytes live in the layout, the rest in blocks. */
+struct mlx5sp_cmd_msg {
+	unsigned int nblocks;
+	struct mlx5_cmd_prot_block **blocks;
+	dma_addr_t *dma;
+};
+
+struct mlx5sp_cmd_slot {
+	unsigned int idx;
+	enum mlx5sp_slot_state state;
+	struct mlx5_cmd_layout *lay;
+	struct mlx5sp_cmd_msg in;
+	struct mlx5sp_cmd_msg out;
+	struct completion done;
+	int forced_err;		/* set when completed by the driver, not firmware */
+	u16 opcode;
+};
+
+struct mlx5sp_cmd {
+	struct mlx5_cmd_layout *cmdq;	/* one 4 KiB page of slots */
+	dma_addr_t cmdq_dma;
+	u8 log_sz;
+	u8 log_stride;
+	unsigned int nslots;
+	struct semaphore sem;		/* counts slots a caller may take */
+	spinlock_t lock;		/* protects free_mask, slot states, token, use_events */
+	unsigned long free_mask;
+	u8 token;
+	bool use_events;		/* completion by CMD EQE, else polling */
+	bool check_sig;			/* verify output signatures */
+	unsigned int timeout_ms;
+	struct dma_pool *pool;		/* mailbox blocks */
+	struct workqueue_struct *wq;	/* asynchronous execution */
+	struct mlx5sp_cmd_slot slots[MLX5SP_MAX_CMD_SLOTS];
+};
+
+typedef void (*mlx5sp_cmd_cb_t)(int status, void *ctx);
+
+struct mlx5sp_eq {
+	struct mlx5sp_dev *dev;
+	void *buf;
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	u32 eqn;
+	u32 nent;
+	u32 cons_index;		/* touched only by the EQ's interrupt handler */
+	u16 vector;
+	u64 mask;
+	bool irq_requested;
+	unsigned long eqes;	/* EQEs handled, for logs and tests */
+	const char *name;
+};
+
+struct mlx5sp_pages {
+	struct xarray given;	/* DMA address -> struct page; own lock */
+	atomic_t requested;	/* pages asked for by EQEs, not yet handled */
+	u32 npages;		/* pages firmware holds; under lock */
+	struct mutex lock;	/* serialises give/take so counts stay exact */
+	struct work_struct req_work;
+	struct workqueue_struct *wq;
+};
+
+struct mlx5sp_health {
+	struct delayed_work work;
+	u32 last_counter;
+	unsigned int misses;
+	bool fatal_logged;
+};
+
+enum mlx5sp_dev_state {
+	MLX5SP_STATE_UP,
+	MLX5SP_STATE_ERROR,	/* firmware is dead: commands are not sent */
+};
+
+enum mlx5sp_cap_idx {
+	MLX5SP_CAPS_GENERAL,
+	MLX5SP_CAPS_ROCE,
+	MLX5SP_CAPS_NUM,
+};
+
+struct mlx5sp_dev {
+	struct device *dma_dev;
+	const char *name;
+	const struct mlx5sp_bus_ops *bus;
+	void *bus_priv;			/* pci_dev or model device state */
+	u16 vendor_id;
+	u16 device_id;
+	u16 num_vectors;
+
+	spinlock_t state_lock;		/* protects state */
+	enum mlx5sp_dev_state state;
+
+	u32 fw_rev_major;
+	u32 fw_rev_minor;
+	u32 fw_rev_sub;
+	char fw_ver[32];
+	void *caps_cur[MLX5SP_CAPS_NUM];
+	void *caps_max[MLX5SP_CAPS_NUM];
+	bool hca_inited;
+	u32 uar_index;
+
+	struct mlx5sp_cmd cmd;
+	struct mlx5sp_pages pages;
+	struct mlx5sp_health health;
+	struct mlx5sp_eq cmd_eq;	/* EQ 0: command completions */
+	struct mlx5sp_eq async_eq;	/* page requests and async events */
+};
+
+/* Register access: ioread32be()/iowrite32be() semantics. */
+static inline u32 mlx5sp_rd32(struct mlx5sp_dev *dev, u32 offset)
+{
+	return dev->bus->rd32(dev, offset);
+}
+
+static inline void mlx5sp_wr32(struct mlx5sp_dev *dev, u32 offset, u32 val)
+{
+	dev->bus->wr32(dev, offset, val);
+}
+
+#define MLX5SP_ISEG(field) offsetof(struct mlx5_init_seg, field)
+
+#define mlx5sp_err(dev, fmt, ...) \
+	dev_err((dev)->dma_dev, "%s: " fmt, (dev)->name, ##__VA_ARGS__)
+#define mlx5sp_warn(dev, fmt, ...) \
+	dev_warn((dev)->dma_dev, "%s: " fmt, (dev)->name, ##__VA_ARGS__)
+#define mlx5sp_info(dev, fmt, ...) \
+	dev_info((dev)->dma_dev, "%s: " fmt, (dev)->name, ##__VA_ARGS__)
+#define mlx5sp_dbg(dev, fmt, ...) \
+	dev_dbg((dev)->dma_dev, "%s: " fmt, (dev)->name, ##__VA_ARGS__)
+
+static inline bool mlx5sp_dev_dead(struct mlx5sp_dev *dev)
+{
+	return READ_ONCE(dev->state) == MLX5SP_STATE_ERROR;
+}
+
+/* main.c */
+int mlx5sp_dev_init(struct mlx5sp_dev *dev);
+void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev);
+void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
+
+/* cmd.c */
+int mlx5sp_cmd_init(struct mlx5sp_dev *dev);
+void mlx5sp_cmd_cleanup(struct mlx5sp_dev *dev);
+int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
+		    void *out, int outlen);
+int mlx5sp_cmd_exec_cb(struct mlx5sp_dev *dev, const void *in, int inlen,
+		       void *out, int outlen, mlx5sp_cmd_cb_t cb, void *ctx);
+void mlx5sp_cmd_use_events(struct mlx5sp_dev *dev);
+void mlx5sp_cmd_use_polling(struct mlx5sp_dev *dev);
+void mlx5sp_cmd_comp_handler(struct mlx5sp_dev *dev, u32 vector);
+void mlx5sp_cmd_flush(struct mlx5sp_dev *dev);
+const char *mlx5sp_cmd_opcode_str(u16 opcode);
+int mlx5sp_cmd_status_to_err(u8 status);
+u8 mlx5sp_xor8(const void *buf, size_t len);
+
+#define mlx5sp_cmd_exec_inout(dev, ifc_cmd, in, out) \
+	mlx5sp_cmd_exec(dev, in, MLX5_ST_SZ_BYTES(ifc_cmd##_in), \
+			out, MLX5_ST_SZ_BYTES(ifc_cmd##_out))
+#define mlx5sp_cmd_exec_in(dev, ifc_cmd, in) ({ \
+	u32 _out[MLX5_ST_SZ_DW(ifc_cmd##_out)] = {}; \
+	mlx5sp_cmd_exec_inout(dev, ifc_cmd, in, _out); \
+})
+
+/* eq.c */
+int mlx5sp_eqs_create(struct mlx5sp_dev *dev);
+void mlx5sp_eqs_destroy(struct mlx5sp_dev *dev);
+
+/* pages.c */
+int mlx5sp_pages_init(struct mlx5sp_dev *dev);
+void mlx5sp_pages_cleanup(struct mlx5sp_dev *dev);
+int mlx5sp_satisfy_pages(struct mlx5sp_dev *dev, u16 op_mod);
+void mlx5sp_pages_request(struct mlx5sp_dev *dev, s32 npages);
+int mlx5sp_reclaim_all_pages(struct mlx5sp_dev *dev);
+void mlx5sp_pages_flush(struct mlx5sp_dev *dev);
+
+/* health.c */
+void mlx5sp_health_start(struct mlx5sp_dev *dev);
+void mlx5sp_health_stop(struct mlx5sp_dev *dev);
+bool mlx5sp_health_check(struct mlx5sp_dev *dev);
+
+/* pci.c */
+int mlx5sp_pci_register(void);
+void mlx5sp_pci_unregister(void);
+
+/* model.c */
+struct mlx5sp_dev *mlx5sp_model_to_dev(struct mlx5sp_model_dev *mdev);
+
+#endif /* MLX5SP_H */

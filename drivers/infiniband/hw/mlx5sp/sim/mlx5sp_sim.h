@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The software ConnectX (mlx5sp_sim.ko): API for tests and tools.
+ *
+ * A model device is created detached; mlx5sp_sim_attach() hands it to the
+ * mlx5sp driver, which brings it up through the PRM register interface.
+ * Fault injection works the same whether or not the driver is attached.
+ */
+#ifndef MLX5SP_SIM_H
+#define MLX5SP_SIM_H
+
+#include <linux/types.h>
+
+struct mlx5sp_sim;
+struct mlx5sp_model_dev;
+
+#define MLX5SP_SIM_NAME_MAX	32
+
+/* missing_caps: capabilities the model device does not report */
+#define MLX5SP_SIM_NO_ROCE		BIT(0)	/* roce, RoCE caps zeroed */
+#define MLX5SP_SIM_NO_SIG		BIT(1)	/* sho, sigerr_cqe, bsf, drain */
+#define MLX5SP_SIM_NO_DRAIN_SIGERR	BIT(2)	/* drain_sigerr */
+#define MLX5SP_SIM_NO_UMR		BIT(3)	/* UMR-disabled bits set */
+#define MLX5SP_SIM_MISSING_CAPS_ALL	(BIT(4) - 1)
+
+struct mlx5sp_sim_params {
+	u32 boot_pages;		/* QUERY_PAGES boot (default 8) */
+	u32 init_pages;		/* QUERY_PAGES init (default 32) */
+	u8 log_cmdq_size;	/* 0..5: 1..32 command slots (default 5) */
+	u16 num_vectors;	/* MSI-X vectors, 1..256 (default 8) */
+	u32 boot_delay_ms;	/* "initializing" stays set (default 10) */
+	u32 missing_caps;	/* MLX5SP_SIM_NO_* */
+};
+
+/* Status values below this are counted one by one in cmd_status[]. */
+#define MLX5SP_SIM_NR_STATUS	0x60
+#define MLX5SP_SIM_NR_DELIVERY	0x11
+
+struct mlx5sp_sim_stats {
+	u64 cmds_executed;	/* delivered and completed, any status */
+	u64 cmd_errors;		/* of those, status != OK */
+	u32 cmd_status[MLX5SP_SIM_NR_STATUS];	/* by PRM status */
+	u64 cmd_status_other;	/* status >= MLX5SP_SIM_NR_STATUS */
+	u64 delivery_errors;	/* not executed: bad descriptor/mailbox */
+	u32 delivery_status[MLX5SP_SIM_NR_DELIVERY];	/* by delivery status */
+	u64 cmds_injected;	/* completed with an injected status */
+	u64 cmds_delayed;	/* completion held back by delay_cmd */
+	u64 cmds_dropped;	/* never completed (delay U32_MAX) */
+	u64 cmds_stale;		/* delayed slot reclaimed by the driver */
+	u64 doorbells_ignored;	/* doorbell for a slot not owned/busy */
+	u64 pages_held;		/* firmware pages currently held */
+	u64 pages_given;	/* MANAGE_PAGES give, total */
+	u64 pages_returned;	/* MANAGE_PAGES take, total */
+	u64 pages_leaked;	/* held at DISABLE_HCA or destroy */
+	u64 boot_pages_outstanding;
+	u64 init_pages_outstanding;
+	s64 regular_pages_outstanding;	/* < 0: driver should take back */
+	u64 eqes_written;
+	u64 eq_overruns;	/* EQ full: event dropped */
+	u64 events_dropped;	/* no EQ subscribed, or device FATAL */
+	u64 eq_doorbells_bad;	/* unknown EQ, wrong UAR, CI beyond PI */
+	u64 writes_ignored;	/* BAR writes with no meaning */
+};
+
+void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p);
+
+/* Returns ERR_PTR; the device is not attached to the driver. */
+struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
+				     const struct mlx5sp_sim_params *p);
+/* Calls mlx5sp_model_attach(); on success destroy will detach. */
+int mlx5sp_sim_attach(struct mlx5sp_sim *sim);
+/*
+ * Detaches if attached, stops all work and frees. Pages still held by a
+ * device that is not FATAL are counted leaked and reported.
+ */
+void mlx5sp_sim_destroy(struct mlx5sp_sim *sim);
+struct mlx5sp_model_dev *mlx5sp_sim_model(struct mlx5sp_sim *sim);
+
+/* The next @count executions of @opcode complete with @status/@syndrome. */
+void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,
+			 u32 syndrome, u32 count);
+/*
+ * The next @count executions of @opcode complete @delay_ms late; U32_MAX
+ * means never (the slot stays owned by firmware).
+ */
+void mlx5sp_sim_delay_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 delay_ms,
+			  u32 count);
+/* Nonzero: firmware fatal error, commands and events stop. */
+void mlx5sp_sim_set_health_syndrome(struct mlx5sp_sim *sim, u8 synd);
+/* The health counter stops advancing, without a syndrome. */
+void mlx5sp_sim_stop_health_counter(struct mlx5sp_sim *sim, bool stop);
+/* Raise @events page-request EQEs of @pages each (< 0: take back). */
+int mlx5sp_sim_page_storm(struct mlx5sp_sim *sim, u32 events, s32 pages);
+void mlx5sp_sim_get_stats(struct mlx5sp_sim *sim,
+			  struct mlx5sp_sim_stats *st);
+
+#endif /* MLX5SP_SIM_H */
