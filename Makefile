@@ -11,8 +11,6 @@ STOCK_KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		$(wildcard /usr/src/linux-headers-6.12*-amd64))
 KDIR ?= $(STOCK_KDIR)
 SRC := drivers/infiniband/hw/mlx5sp
-CHECKPATCH = $(firstword $(wildcard $(DEBUG_KDIR_SRC)/scripts/checkpatch.pl) \
-	$(wildcard /var/cache/mlx5sp/linux-source/scripts/checkpatch.pl))
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all modules setup debug-kernel debug-modules check test kunit vm-test \
@@ -27,6 +25,9 @@ modules: setup
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
 # Modules for the debug test kernel, built in their own output tree.
+debug-kernel: setup
+	@$(TOP)/tests/kernel/build
+
 debug-modules: setup
 	@$(TOP)/scripts/build-debug-modules
 
@@ -48,9 +49,11 @@ test: modules check
 demo: modules
 	@$(TOP)/scripts/demo
 
+# Installs the modules for the kernel KDIR belongs to, as DKMS does.
+KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
-	depmod -a $(notdir $(patsubst %/build,%,$(realpath $(KDIR)))) 2>/dev/null || depmod -a
+	depmod -a $(KRELEASE)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean

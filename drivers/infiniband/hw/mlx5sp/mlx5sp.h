@@ -14,6 +14,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -26,7 +27,7 @@
 #define MLX5SP_CMD_IF_REV	5
 #define MLX5SP_MAX_CMD_SLOTS	32
 /* Largest command we build: a full page list of MANAGE_PAGES and the like. */
-#define MLX5SP_CMD_MAX_MSG	(1 << 20)
+#define MLX5SP_CMD_MAX_MSG	SZ_1M
 
 struct mlx5sp_dev;
 

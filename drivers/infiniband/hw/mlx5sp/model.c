@@ -45,6 +45,7 @@ static void model_wr32(struct mlx5sp_dev *dev, u32 offset, u32 val)
 static void model_vector_work(struct irq_work *work)
 {
 	struct model_vector *v = container_of(work, struct model_vector, work);
+	/* Pairs with the release in model_request_irq(): data is set first. */
 	irq_handler_t handler = smp_load_acquire(&v->handler);
 
 	if (handler)
@@ -59,6 +60,7 @@ static int model_request_irq(struct mlx5sp_dev *dev, u16 vector,
 	if (vector >= priv->nvec || priv->vec[vector].handler)
 		return -EINVAL;
 	priv->vec[vector].data = data;
+	/* Publish data before the handler that uses it. */
 	smp_store_release(&priv->vec[vector].handler, handler);
 	return 0;
 }

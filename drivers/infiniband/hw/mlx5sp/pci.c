@@ -49,7 +49,7 @@ static void pcibus_wr32(struct mlx5sp_dev *dev, u32 offset, u32 val)
 }
 
 static int pcibus_request_irq(struct mlx5sp_dev *dev, u16 vector,
-		       irq_handler_t handler, void *data)
+			      irq_handler_t handler, void *data)
 {
 	struct pci_dev *pdev = to_priv(dev)->pdev;
 

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Faults through the model's debugfs: a missing capability refuses bring-up
+# with a clear message, an injected bring-up failure unwinds, a page-request
+# storm is answered, a fatal health syndrome moves the device to error state
+# and it is still removed cleanly.
+. "$(dirname "$0")/lib.bash"
+
+load health_poll_ms=100
+
+mark missing-cap
+if add fc0 missing_caps=2 2>/dev/null; then die "bring-up without signature caps succeeded"; fi
+log_since missing-cap | grep -q "fc0: device lacks capability sho" || die "no clear refusal message"
+[ ! -e "$simfs/fc0" ] || die "refused device left behind"
+
+mark storm
+add fs0
+before=$(stat fs0 pages_held)
+echo "50 4" > "$simfs/fs0/page_storm"
+for _ in $(seq 1 100); do
+	[ "$(stat fs0 pages_held)" = $((before + 200)) ] && break
+	sleep 0.1
+done
+[ "$(stat fs0 pages_held)" = $((before + 200)) ] || die "storm: held $(stat fs0 pages_held), want $((before + 200))"
+echo "25 -8" > "$simfs/fs0/page_storm"
+for _ in $(seq 1 100); do
+	[ "$(stat fs0 pages_held)" = "$before" ] && break
+	sleep 0.1
+done
+[ "$(stat fs0 pages_held)" = "$before" ] || die "storm: pages not taken back"
+[ "$(stat fs0 eq_overruns)" = 0 ] || die "EQ overrun during storm"
+
+mark fatal
+echo 8 > "$simfs/fs0/health_syndrome"
+for _ in $(seq 1 50); do
+	log_since fatal | grep -q "fs0: device in error state" && break
+	sleep 0.1
+done
+log_since fatal | grep -q "fs0: fatal firmware error: syndrome 0x8" || die "health syndrome not reported"
+log_since fatal | grep -q "fs0: device in error state" || die "no error state"
+del fs0
+log_since fatal | grep -q "fs0: down" || die "dead device not removed"
+
+mark cmd-fail
+add ff0
+echo 0x10f > "$simfs/ff0/fail_opcode"	# DEALLOC_UAR, during removal
+echo 1 > "$simfs/ff0/fail_status"
+echo 0xabc > "$simfs/ff0/fail_syndrome"
+echo 1 > "$simfs/ff0/fail_count"
+del ff0
+log_since cmd-fail | grep -q "DEALLOC_UAR(0x10f) op_mod 0x0 failed, status internal error(0x1), syndrome 0xabc" ||
+	die "injected failure not logged with opcode, status and syndrome"
+log_since cmd-fail | grep -q "ff0: down" || die "ff0 not removed"
+unload
