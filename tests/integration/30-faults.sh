@@ -42,12 +42,12 @@ log_since fatal | grep -q "fs0: down" || die "dead device not removed"
 
 mark cmd-fail
 add ff0
-echo 0x10f > "$simfs/ff0/fail_opcode"	# DEALLOC_UAR, during removal
+echo 0x803 > "$simfs/ff0/fail_opcode"	# DEALLOC_UAR, during removal
 echo 1 > "$simfs/ff0/fail_status"
 echo 0xabc > "$simfs/ff0/fail_syndrome"
 echo 1 > "$simfs/ff0/fail_count"
 del ff0
-log_since cmd-fail | grep -q "DEALLOC_UAR(0x10f) op_mod 0x0 failed, status internal error(0x1), syndrome 0xabc" ||
+log_since cmd-fail | grep -q "DEALLOC_UAR(0x803) op_mod 0x0 failed, status internal error(0x1), syndrome 0xabc" ||
 	die "injected failure not logged with opcode, status and syndrome"
 log_since cmd-fail | grep -q "ff0: down" || die "ff0 not removed"
 unload

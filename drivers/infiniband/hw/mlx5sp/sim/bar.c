@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * BAR0 of the software ConnectX: the initialization segment (command
+ * queue address, doorbell, initializing flag, health buffer and counter)
+ * and the UAR pages. Reads and writes come in any context: nothing here
+ * sleeps, and anything that needs the firmware is queued to its worker.
+ */
+
+#include <linux/timekeeping.h>
+
+#include "sim.h"
+
+#define SIM_ISEG_OFF(fld)	offsetof(struct mlx5_init_seg, fld)
+#define SIM_INITIALIZING	BIT(31)
+
+static __be32 *sim_iseg_word(struct mlx5sp_sim *sim, u32 offset)
+{
+	return (__be32 *)sim->iseg + offset / sizeof(__be32);
+}
+
+static void sim_iseg_set(struct mlx5sp_sim *sim, u32 offset, u32 val)
+{
+	WRITE_ONCE(*sim_iseg_word(sim, offset), cpu_to_be32(val));
+}
+
+static u32 sim_cmdq_l_sz_low(struct mlx5sp_sim *sim)
+{
+	return (sim->log_cmdq_size << 4) | SIM_LOG_CMDQ_STRIDE;
+}
+
+void sim_bar_init(struct mlx5sp_sim *sim)
+{
+	sim_iseg_set(sim, SIM_ISEG_OFF(fw_rev),
+		     SIM_FW_MINOR << 16 | SIM_FW_MAJOR);
+	sim_iseg_set(sim, SIM_ISEG_OFF(cmdif_rev_fw_sub),
+		     SIM_CMDIF_REV << 16 | SIM_FW_SUBMINOR);
+	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz), sim_cmdq_l_sz_low(sim));
+	sim_iseg_set(sim, SIM_ISEG_OFF(initializing), SIM_INITIALIZING);
+	sim->boot_done = ktime_add_ms(ktime_get(), sim->params.boot_delay_ms);
+}
+
+static u32 sim_read_initializing(struct mlx5sp_sim *sim)
+{
+	u32 val = be32_to_cpu(READ_ONCE(sim->iseg->initializing));
+
+	/* set from creation until the boot delay has passed, clear after */
+	if ((val & SIM_INITIALIZING) &&
+	    !ktime_before(ktime_get(), sim->boot_done)) {
+		val &= ~SIM_INITIALIZING;
+		sim_iseg_set(sim, SIM_ISEG_OFF(initializing), val);
+	}
+	return val;
+}
+
+u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+	struct timespec64 ts;
+
+	if (!IS_ALIGNED(offset, 4) || offset >= SIM_BAR_SIZE)
+		return U32_MAX;
+	if (offset >= sizeof(*sim->iseg))
+		return 0;
+
+	switch (offset) {
+	case SIM_ISEG_OFF(initializing):
+		return sim_read_initializing(sim);
+	case SIM_ISEG_OFF(internal_timer_h):
+		return upper_32_bits(ktime_get_ns());
+	case SIM_ISEG_OFF(internal_timer_l):
+		return lower_32_bits(ktime_get_ns());
+	case SIM_ISEG_OFF(real_time_h):
+		ktime_get_real_ts64(&ts);
+		return lower_32_bits(ts.tv_sec);
+	case SIM_ISEG_OFF(real_time_l):
+		ktime_get_real_ts64(&ts);
+		return ts.tv_nsec;
+	default:
+		return be32_to_cpu(READ_ONCE(*sim_iseg_word(sim, offset)));
+	}
+}
+
+static void sim_write_ignored(struct mlx5sp_sim *sim, u32 offset, u32 val)
+{
+	sim_stat_inc(sim, writes_ignored);
+	sim_dbg(sim, "BAR write 0x%x = 0x%x ignored\n", offset, val);
+}
+
+/* The low 12 bits of what the driver writes are the firmware's. */
+static void sim_set_cmdq(struct mlx5sp_sim *sim, u32 val)
+{
+	u32 size = BIT(sim->log_cmdq_size + SIM_LOG_CMDQ_STRIDE);
+	unsigned long flags;
+	u64 base;
+
+	spin_lock_irqsave(&sim->reg_lock, flags);
+	base = (u64)sim->cmdq_addr_h << 32 | (val & ~0xfffU);
+	if (!sim_dma_ptr(sim, base, size, SZ_4K)) {
+		spin_unlock_irqrestore(&sim->reg_lock, flags);
+		sim_stat_inc(sim, writes_ignored);
+		sim_err(sim, "command queue address 0x%llx is not usable memory\n",
+			base);
+		return;
+	}
+	sim->cmdq_base = base;
+	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz),
+		     (val & ~0xfffU) | sim_cmdq_l_sz_low(sim));
+	spin_unlock_irqrestore(&sim->reg_lock, flags);
+}
+
+static void sim_set_cmdq_h(struct mlx5sp_sim *sim, u32 val)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->reg_lock, flags);
+	sim->cmdq_addr_h = val;
+	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_h), val);
+	spin_unlock_irqrestore(&sim->reg_lock, flags);
+}
+
+static void sim_ring(struct mlx5sp_sim *sim, u32 val)
+{
+	u32 slots = GENMASK(BIT(sim->log_cmdq_size) - 1, 0);
+
+	if (val & ~slots) {
+		sim_stat_inc(sim, doorbells_ignored);
+		sim_err(sim, "doorbell 0x%x rings slots beyond the queue\n",
+			val);
+	}
+	val &= slots;
+	if (!val || atomic_read(&sim->stopping))
+		return;
+	atomic_long_or(val, &sim->db_pending);
+	queue_work(sim->wq, &sim->cmd_work);
+}
+
+static void sim_uar_write(struct mlx5sp_sim *sim, u32 offset, u32 val)
+{
+	u32 uar = offset / SZ_4K;
+	u32 idx = uar - SIM_UAR_FIRST;
+
+	if (idx >= sim->nr_uars || !test_bit(idx, sim->uar_map)) {
+		sim_write_ignored(sim, offset, val);
+		return;
+	}
+	switch (offset % SZ_4K) {
+	case MLX5SP_UAR_EQ_DB_ARM:
+		sim_eq_doorbell(sim, uar, val, true);
+		break;
+	case MLX5SP_UAR_EQ_DB_NOARM:
+		sim_eq_doorbell(sim, uar, val, false);
+		break;
+	default:
+		sim_write_ignored(sim, offset, val);
+		break;
+	}
+}
+
+void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+
+	if (!IS_ALIGNED(offset, 4) || offset >= SIM_BAR_SIZE) {
+		sim_write_ignored(sim, offset, val);
+		return;
+	}
+	if (offset >= SIM_UAR_FIRST * SZ_4K) {
+		sim_uar_write(sim, offset, val);
+		return;
+	}
+
+	switch (offset) {
+	case SIM_ISEG_OFF(cmdq_addr_h):
+		sim_set_cmdq_h(sim, val);
+		break;
+	case SIM_ISEG_OFF(cmdq_addr_l_sz):
+		sim_set_cmdq(sim, val);
+		break;
+	case SIM_ISEG_OFF(cmd_dbell):
+		sim_ring(sim, val);
+		break;
+	default:
+		sim_write_ignored(sim, offset, val);
+		break;
+	}
+}
+
+/* A healthy firmware advances the counter; a fatal or frozen one not. */
+void sim_health_work(struct work_struct *work)
+{
+	struct mlx5sp_sim *sim = container_of(to_delayed_work(work),
+					      struct mlx5sp_sim, health_work);
+	u32 count;
+
+	if (!sim_is_fatal(sim) && !atomic_read(&sim->health_stopped)) {
+		count = be32_to_cpu(READ_ONCE(sim->iseg->health_counter));
+		sim_iseg_set(sim, SIM_ISEG_OFF(health_counter), count + 1);
+	}
+	if (!atomic_read(&sim->stopping))
+		queue_delayed_work(sim->wq, &sim->health_work,
+				   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
+}
+
+/* Fill the health buffer the way an asserting firmware leaves it. */
+void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd)
+{
+	struct health_buffer *h = &sim->iseg->health;
+	int i;
+
+	if (!synd || atomic_read(&sim->fatal))
+		return;
+
+	for (i = 0; i < ARRAY_SIZE(h->assert_var); i++)
+		WRITE_ONCE(h->assert_var[i], cpu_to_be32(0x5b000000 | i));
+	WRITE_ONCE(h->assert_exit_ptr, cpu_to_be32(0x00512400));
+	WRITE_ONCE(h->assert_callra, cpu_to_be32(0x00512468));
+	WRITE_ONCE(h->time, cpu_to_be32(lower_32_bits(ktime_get_seconds())));
+	WRITE_ONCE(h->fw_ver, cpu_to_be32(SIM_FW_MAJOR << 24 |
+					  SIM_FW_MINOR << 16 |
+					  SIM_FW_SUBMINOR));
+	WRITE_ONCE(h->hw_id, cpu_to_be32(SIM_DEVICE_ID));
+	WRITE_ONCE(h->rfr_severity, 0x02);
+	WRITE_ONCE(h->irisc_index, 0);
+	WRITE_ONCE(h->ext_synd, cpu_to_be16(synd));
+	/* the syndrome last: the driver's health poll keys on it */
+	wmb();
+	WRITE_ONCE(h->synd, synd);
+	atomic_set(&sim->fatal, 1);
+	sim_err(sim, "health syndrome 0x%x: firmware is fatal\n", synd);
+}

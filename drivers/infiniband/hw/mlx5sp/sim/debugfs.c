@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * debugfs of the software ConnectX, /sys/kernel/debug/mlx5sp_sim/:
+ *   add   "NAME [boot_pages=N] [init_pages=N] [log_cmdq_size=N]
+ *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]"
+ *         creates a device and attaches the driver to it;
+ *   del   "NAME" destroys it;
+ *   NAME/ fault injection attributes and stats.
+ * The interim way to make devices until "rdma link add" does.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "sim.h"
+
+#define SIM_CTL_MAX_LINE	256
+
+static struct dentry *sim_dbg_root;
+static struct dentry *sim_dbg_add;
+static struct dentry *sim_dbg_del;
+static DEFINE_MUTEX(sim_ctl_lock);	/* serializes add and del */
+
+/* fault attributes: get/set one field under fault_lock */
+#define SIM_FAULT_ATTR(field, max)					\
+static int sim_##field##_get(void *data, u64 *val)			\
+{									\
+	struct mlx5sp_sim *sim = data;					\
+	unsigned long flags;						\
+									\
+	spin_lock_irqsave(&sim->fault_lock, flags);			\
+	*val = sim->fault.field;					\
+	spin_unlock_irqrestore(&sim->fault_lock, flags);		\
+	return 0;							\
+}									\
+static int sim_##field##_set(void *data, u64 val)			\
+{									\
+	struct mlx5sp_sim *sim = data;					\
+	unsigned long flags;						\
+									\
+	if (val > (max))						\
+		return -EINVAL;						\
+	spin_lock_irqsave(&sim->fault_lock, flags);			\
+	sim->fault.field = val;						\
+	spin_unlock_irqrestore(&sim->fault_lock, flags);		\
+	return 0;							\
+}									\
+DEFINE_DEBUGFS_ATTRIBUTE(sim_##field##_fops, sim_##field##_get,	\
+			 sim_##field##_set, "%llu\n")
+
+SIM_FAULT_ATTR(fail_opcode, U16_MAX);
+SIM_FAULT_ATTR(fail_status, U8_MAX);
+SIM_FAULT_ATTR(fail_syndrome, U32_MAX);
+SIM_FAULT_ATTR(fail_count, U32_MAX);
+SIM_FAULT_ATTR(delay_opcode, U16_MAX);
+SIM_FAULT_ATTR(delay_count, U32_MAX);
+
+static int sim_delay_ms_get(void *data, u64 *val)
+{
+	struct mlx5sp_sim *sim = data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	*val = sim->fault.delay_ms;
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	return 0;
+}
+
+/* -1 or 4294967295: never complete */
+static int sim_delay_ms_set(void *data, u64 val)
+{
+	struct mlx5sp_sim *sim = data;
+	unsigned long flags;
+
+	if (val == (u64)-1LL)
+		val = U32_MAX;
+	if (val > U32_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	sim->fault.delay_ms = val;
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(sim_delay_ms_fops, sim_delay_ms_get,
+				sim_delay_ms_set, "%lld\n");
+
+static int sim_health_syndrome_get(void *data, u64 *val)
+{
+	struct mlx5sp_sim *sim = data;
+
+	*val = READ_ONCE(sim->iseg->health.synd);
+	return 0;
+}
+
+static int sim_health_syndrome_set(void *data, u64 val)
+{
+	if (!val || val > U8_MAX)
+		return -EINVAL;
+	mlx5sp_sim_set_health_syndrome(data, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(sim_health_syndrome_fops, sim_health_syndrome_get,
+			 sim_health_syndrome_set, "%llu\n");
+
+static int sim_health_stop_get(void *data, u64 *val)
+{
+	struct mlx5sp_sim *sim = data;
+
+	*val = atomic_read(&sim->health_stopped);
+	return 0;
+}
+
+static int sim_health_stop_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	mlx5sp_sim_stop_health_counter(data, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(sim_health_stop_fops, sim_health_stop_get,
+			 sim_health_stop_set, "%llu\n");
+
+static char *sim_read_line(const char __user *ubuf, size_t count)
+{
+	char *buf;
+
+	if (!count || count >= SIM_CTL_MAX_LINE)
+		return ERR_PTR(-EINVAL);
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return buf;
+	return buf;
+}
+
+/* "EVENTS PAGES": EVENTS page requests of PAGES each (negative: take) */
+static ssize_t sim_page_storm_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct mlx5sp_sim *sim = file->private_data;
+	u32 events;
+	s32 pages;
+	char *buf;
+	int err;
+
+	buf = sim_read_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (sscanf(buf, "%u %d", &events, &pages) != 2)
+		err = -EINVAL;
+	else
+		err = mlx5sp_sim_page_storm(sim, events, pages);
+	kfree(buf);
+	return err ? err : count;
+}
+
+static const struct file_operations sim_page_storm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sim_page_storm_write,
+	.llseek = noop_llseek,
+};
+
+static const char * const sim_delivery_names[MLX5SP_SIM_NR_DELIVERY] = {
+	[MLX5SP_CMD_DELIVERY_SIGNATURE_ERR] = "signature",
+	[MLX5SP_CMD_DELIVERY_TOKEN_ERR] = "token",
+	[MLX5SP_CMD_DELIVERY_BAD_BLOCK_NUM_ERR] = "bad_block_num",
+	[MLX5SP_CMD_DELIVERY_OUT_PTR_ALIGN_ERR] = "out_ptr_align",
+	[MLX5SP_CMD_DELIVERY_IN_PTR_ALIGN_ERR] = "in_ptr_align",
+	[MLX5SP_CMD_DELIVERY_FW_ERR] = "fw",
+	[MLX5SP_CMD_DELIVERY_IN_LENGTH_ERR] = "in_length",
+	[MLX5SP_CMD_DELIVERY_OUT_LENGTH_ERR] = "out_length",
+	[MLX5SP_CMD_DELIVERY_RES_FLD_NOT_CLR_ERR] = "res_fld_not_clr",
+	[MLX5SP_CMD_DELIVERY_CMD_DESCR_ERR] = "cmd_descr",
+};
+
+static int sim_stats_show(struct seq_file *m, void *v)
+{
+	struct mlx5sp_sim_stats *st;
+	int i;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mlx5sp_sim_get_stats(m->private, st);
+
+	seq_printf(m, "cmds_executed %llu\n", st->cmds_executed);
+	seq_printf(m, "cmd_errors %llu\n", st->cmd_errors);
+	for (i = 0; i < MLX5SP_SIM_NR_STATUS; i++)
+		if (st->cmd_status[i])
+			seq_printf(m, "cmd_status_0x%02x %u\n", i,
+				   st->cmd_status[i]);
+	if (st->cmd_status_other)
+		seq_printf(m, "cmd_status_other %llu\n", st->cmd_status_other);
+	seq_printf(m, "delivery_errors %llu\n", st->delivery_errors);
+	for (i = 0; i < MLX5SP_SIM_NR_DELIVERY; i++)
+		if (st->delivery_status[i])
+			seq_printf(m, "delivery_%s %u\n",
+				   sim_delivery_names[i] ?: "unknown",
+				   st->delivery_status[i]);
+	seq_printf(m, "cmds_injected %llu\n", st->cmds_injected);
+	seq_printf(m, "cmds_delayed %llu\n", st->cmds_delayed);
+	seq_printf(m, "cmds_dropped %llu\n", st->cmds_dropped);
+	seq_printf(m, "cmds_stale %llu\n", st->cmds_stale);
+	seq_printf(m, "doorbells_ignored %llu\n", st->doorbells_ignored);
+	seq_printf(m, "pages_held %llu\n", st->pages_held);
+	seq_printf(m, "pages_given %llu\n", st->pages_given);
+	seq_printf(m, "pages_returned %llu\n", st->pages_returned);
+	seq_printf(m, "pages_leaked %llu\n", st->pages_leaked);
+	seq_printf(m, "boot_pages_outstanding %llu\n",
+		   st->boot_pages_outstanding);
+	seq_printf(m, "init_pages_outstanding %llu\n",
+		   st->init_pages_outstanding);
+	seq_printf(m, "regular_pages_outstanding %lld\n",
+		   st->regular_pages_outstanding);
+	seq_printf(m, "eqes_written %llu\n", st->eqes_written);
+	seq_printf(m, "eq_overruns %llu\n", st->eq_overruns);
+	seq_printf(m, "events_dropped %llu\n", st->events_dropped);
+	seq_printf(m, "eq_doorbells_bad %llu\n", st->eq_doorbells_bad);
+	seq_printf(m, "writes_ignored %llu\n", st->writes_ignored);
+	kfree(st);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(sim_stats);
+
+void sim_debugfs_add(struct mlx5sp_sim *sim)
+{
+	struct dentry *d;
+
+	d = debugfs_create_dir(sim->name, sim_dbg_root);
+	sim->dbg = d;
+	debugfs_create_file_unsafe("fail_opcode", 0600, d, sim,
+				   &sim_fail_opcode_fops);
+	debugfs_create_file_unsafe("fail_status", 0600, d, sim,
+				   &sim_fail_status_fops);
+	debugfs_create_file_unsafe("fail_syndrome", 0600, d, sim,
+				   &sim_fail_syndrome_fops);
+	debugfs_create_file_unsafe("fail_count", 0600, d, sim,
+				   &sim_fail_count_fops);
+	debugfs_create_file_unsafe("delay_opcode", 0600, d, sim,
+				   &sim_delay_opcode_fops);
+	debugfs_create_file_unsafe("delay_ms", 0600, d, sim,
+				   &sim_delay_ms_fops);
+	debugfs_create_file_unsafe("delay_count", 0600, d, sim,
+				   &sim_delay_count_fops);
+	debugfs_create_file_unsafe("health_syndrome", 0600, d, sim,
+				   &sim_health_syndrome_fops);
+	debugfs_create_file_unsafe("health_counter_stop", 0600, d, sim,
+				   &sim_health_stop_fops);
+	debugfs_create_file("page_storm", 0200, d, sim, &sim_page_storm_fops);
+	debugfs_create_file("stats", 0400, d, sim, &sim_stats_fops);
+}
+
+void sim_debugfs_del(struct mlx5sp_sim *sim)
+{
+	debugfs_remove_recursive(sim->dbg);
+	sim->dbg = NULL;
+}
+
+static int sim_parse_option(struct mlx5sp_sim_params *p, char *opt)
+{
+	char *key = strsep(&opt, "=");
+	u32 val;
+	int err;
+
+	if (!opt)
+		return -EINVAL;
+	err = kstrtou32(opt, 0, &val);
+	if (err)
+		return err;
+
+	if (!strcmp(key, "boot_pages"))
+		p->boot_pages = val;
+	else if (!strcmp(key, "init_pages"))
+		p->init_pages = val;
+	else if (!strcmp(key, "log_cmdq_size") && val <= U8_MAX)
+		p->log_cmdq_size = val;
+	else if (!strcmp(key, "num_vectors") && val <= U16_MAX)
+		p->num_vectors = val;
+	else if (!strcmp(key, "boot_delay_ms"))
+		p->boot_delay_ms = val;
+	else if (!strcmp(key, "missing_caps"))
+		p->missing_caps = val;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int sim_ctl_add(char *line)
+{
+	struct mlx5sp_sim_params p;
+	struct mlx5sp_sim *sim;
+	char *name, *opt;
+	int err;
+
+	mlx5sp_sim_default_params(&p);
+	line = strim(line);
+	name = strsep(&line, " \t");
+	while ((opt = strsep(&line, " \t"))) {
+		if (!*opt)
+			continue;
+		err = sim_parse_option(&p, opt);
+		if (err)
+			return err;
+	}
+
+	mutex_lock(&sim_ctl_lock);
+	sim = sim_create(name, &p, true);
+	if (IS_ERR(sim)) {
+		err = PTR_ERR(sim);
+		goto unlock;
+	}
+	err = mlx5sp_sim_attach(sim);
+	if (err) {
+		pr_err("%s: driver attach failed: %d\n", sim->name, err);
+		mlx5sp_sim_destroy(sim);
+	}
+unlock:
+	mutex_unlock(&sim_ctl_lock);
+	return err;
+}
+
+static ssize_t sim_ctl_add_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char *buf;
+	int err;
+
+	buf = sim_read_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	err = sim_ctl_add(buf);
+	kfree(buf);
+	return err ? err : count;
+}
+
+static ssize_t sim_ctl_del_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char *buf;
+	int err;
+
+	buf = sim_read_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&sim_ctl_lock);
+	err = sim_destroy_by_name(strim(buf));
+	mutex_unlock(&sim_ctl_lock);
+	kfree(buf);
+	return err ? err : count;
+}
+
+static const struct file_operations sim_ctl_add_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_ctl_add_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations sim_ctl_del_fops = {
+	.owner = THIS_MODULE,
+	.write = sim_ctl_del_write,
+	.llseek = noop_llseek,
+};
+
+int sim_debugfs_init(void)
+{
+	sim_dbg_root = debugfs_create_dir(SIM_DRV_NAME, NULL);
+	sim_dbg_add = debugfs_create_file("add", 0200, sim_dbg_root, NULL,
+					  &sim_ctl_add_fops);
+	sim_dbg_del = debugfs_create_file("del", 0200, sim_dbg_root, NULL,
+					  &sim_ctl_del_fops);
+	return 0;
+}
+
+void sim_debugfs_ctl_exit(void)
+{
+	debugfs_remove(sim_dbg_add);
+	debugfs_remove(sim_dbg_del);
+}
+
+void sim_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sim_dbg_root);
+}

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The command processor of the software ConnectX: picks up rung slots,
+ * checks the descriptor and its mailbox chains (delivery), runs the
+ * command through the dispatch table and completes it: output, ownership
+ * and, when an EQ asks for it, a command-completion EQE.
+ *
+ * Everything runs on the device's workqueue under fw_lock; a delayed
+ * command waits in its slot's delayed work, so other slots go on.
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "sim.h"
+
+#define SIM_CMD_INLINE		16	/* bytes of in[] / out[] in the layout */
+#define SIM_CMD_MIN_LEN		8	/* opcode/op_mod, status/syndrome */
+#define SIM_OWNER_HW		0x1
+
+typedef int (*sim_cmd_fn)(struct sim_cmd *c);
+
+struct sim_cmd_desc {
+	u16 opcode;
+	bool op_mod_used;	/* else op_mod must be 0 */
+	u8 states;		/* SIM_ST() mask the command runs in */
+	u32 inlen;		/* minimum lengths: the command's layout */
+	u32 outlen;
+	const char *name;
+	sim_cmd_fn fn;
+};
+
+#define SIM_CMD(op, in_t, out_t, st, opm, handler) {			\
+	.opcode = MLX5_CMD_OP_##op,					\
+	.op_mod_used = opm,						\
+	.states = st,							\
+	.inlen = MLX5_ST_SZ_BYTES(in_t),				\
+	.outlen = MLX5_ST_SZ_BYTES(out_t),				\
+	.name = #op,							\
+	.fn = handler,							\
+}
+
+#define SIM_ST_ENABLED	(SIM_ST(ENABLED) | SIM_ST(INITIALIZED))
+#define SIM_ST_INIT	SIM_ST(INITIALIZED)
+
+static const struct sim_cmd_desc sim_cmds[] = {
+	SIM_CMD(QUERY_HCA_CAP, query_hca_cap_in, query_hca_cap_out,
+		SIM_ST_ENABLED, true, sim_cmd_query_hca_cap),
+	SIM_CMD(INIT_HCA, init_hca_in, init_hca_out,
+		SIM_ST(ENABLED), false, sim_cmd_init_hca),
+	SIM_CMD(TEARDOWN_HCA, teardown_hca_in, teardown_hca_out,
+		SIM_ST_INIT, true, sim_cmd_teardown_hca),
+	SIM_CMD(ENABLE_HCA, enable_hca_in, enable_hca_out,
+		SIM_ST(CMDQ_READY), false, sim_cmd_enable_hca),
+	SIM_CMD(DISABLE_HCA, disable_hca_in, disable_hca_out,
+		SIM_ST_ENABLED, false, sim_cmd_disable_hca),
+	SIM_CMD(QUERY_PAGES, query_pages_in, query_pages_out,
+		SIM_ST_ENABLED, true, sim_cmd_query_pages),
+	SIM_CMD(MANAGE_PAGES, manage_pages_in, manage_pages_out,
+		SIM_ST_ENABLED, true, sim_cmd_manage_pages),
+	SIM_CMD(SET_HCA_CAP, set_hca_cap_in, set_hca_cap_out,
+		SIM_ST(ENABLED), true, sim_cmd_set_hca_cap),
+	SIM_CMD(QUERY_ISSI, query_issi_in, query_issi_out,
+		SIM_ST_ENABLED, false, sim_cmd_query_issi),
+	SIM_CMD(SET_ISSI, set_issi_in, set_issi_out,
+		SIM_ST(ENABLED), false, sim_cmd_set_issi),
+	SIM_CMD(CREATE_EQ, create_eq_in, create_eq_out,
+		SIM_ST_INIT, false, sim_cmd_create_eq),
+	SIM_CMD(DESTROY_EQ, destroy_eq_in, destroy_eq_out,
+		SIM_ST_INIT, false, sim_cmd_destroy_eq),
+	SIM_CMD(QUERY_EQ, query_eq_in, query_eq_out,
+		SIM_ST_INIT, false, sim_cmd_query_eq),
+	SIM_CMD(ALLOC_PD, alloc_pd_in, alloc_pd_out,
+		SIM_ST_INIT, false, sim_cmd_alloc_pd),
+	SIM_CMD(DEALLOC_PD, dealloc_pd_in, dealloc_pd_out,
+		SIM_ST_INIT, false, sim_cmd_dealloc_pd),
+	SIM_CMD(ALLOC_UAR, alloc_uar_in, alloc_uar_out,
+		SIM_ST_INIT, false, sim_cmd_alloc_uar),
+	SIM_CMD(DEALLOC_UAR, dealloc_uar_in, dealloc_uar_out,
+		SIM_ST_INIT, false, sim_cmd_dealloc_uar),
+};
+
+static const struct sim_cmd_desc *sim_cmd_find(u16 opcode)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sim_cmds); i++)
+		if (sim_cmds[i].opcode == opcode)
+			return &sim_cmds[i];
+	return NULL;
+}
+
+const char *sim_cmd_name(u16 opcode)
+{
+	const struct sim_cmd_desc *d = sim_cmd_find(opcode);
+
+	return d ? d->name : "UNKNOWN";
+}
+
+/* A mailbox chain, checked and mapped before the command runs. */
+struct sim_chain {
+	u32 nblocks;
+	struct mlx5_cmd_prot_block **blocks;
+};
+
+static u8 sim_xor8(const void *buf, size_t len)
+{
+	const u8 *p = buf;
+	u8 sum = 0;
+
+	while (len--)
+		sum ^= *p++;
+	return sum;
+}
+
+/* As cmd.c signs them: ctrl_sig over rsvd0..token, sig over the block. */
+static bool sim_block_sig_ok(const struct mlx5_cmd_prot_block *b)
+{
+	size_t rsvd0 = offsetof(struct mlx5_cmd_prot_block, rsvd0);
+	size_t ctrl = offsetof(struct mlx5_cmd_prot_block, sig) - rsvd0;
+
+	return sim_xor8((const u8 *)b + rsvd0, ctrl) == 0xff &&
+	       sim_xor8(b, sizeof(*b)) == 0xff;
+}
+
+static void sim_block_sign(struct mlx5_cmd_prot_block *b)
+{
+	size_t rsvd0 = offsetof(struct mlx5_cmd_prot_block, rsvd0);
+	size_t ctrl = offsetof(struct mlx5_cmd_prot_block, ctrl_sig) - rsvd0;
+
+	b->ctrl_sig = ~sim_xor8((const u8 *)b + rsvd0, ctrl);
+	b->sig = ~sim_xor8(b, sizeof(*b) - 1);
+}
+
+static u32 sim_nblocks(u32 len)
+{
+	return len > SIM_CMD_INLINE ?
+	       DIV_ROUND_UP(len - SIM_CMD_INLINE, MLX5_CMD_DATA_BLOCK_SIZE) : 0;
+}
+
+/* Returns a delivery status; on success chain->blocks maps every block. */
+static u8 sim_chain_map(struct mlx5sp_sim *sim, u64 ptr, u32 len, u8 token,
+			bool input, bool verify, struct sim_chain *chain)
+{
+	struct mlx5_cmd_prot_block *b;
+	u32 i;
+
+	chain->nblocks = sim_nblocks(len);
+	if (!chain->nblocks)
+		return MLX5SP_CMD_DELIVERY_OK;
+	chain->blocks = kvmalloc_array(chain->nblocks, sizeof(*chain->blocks),
+				       GFP_KERNEL);
+	if (!chain->blocks)
+		return MLX5SP_CMD_DELIVERY_FW_ERR;
+
+	for (i = 0; i < chain->nblocks; i++) {
+		if (!IS_ALIGNED(ptr, MLX5SP_CMD_MBOX_ALIGN))
+			return input ? MLX5SP_CMD_DELIVERY_IN_PTR_ALIGN_ERR :
+				       MLX5SP_CMD_DELIVERY_OUT_PTR_ALIGN_ERR;
+		b = sim_dma_ptr(sim, ptr, sizeof(*b), MLX5SP_CMD_MBOX_ALIGN);
+		if (!b)
+			return MLX5SP_CMD_DELIVERY_FW_ERR;
+		/* a cycle in the chain shows up as a wrong block number */
+		if (be32_to_cpu(READ_ONCE(b->block_num)) != i)
+			return MLX5SP_CMD_DELIVERY_BAD_BLOCK_NUM_ERR;
+		if (READ_ONCE(b->token) != token)
+			return MLX5SP_CMD_DELIVERY_TOKEN_ERR;
+		if (input && verify && !sim_block_sig_ok(b))
+			return MLX5SP_CMD_DELIVERY_SIGNATURE_ERR;
+		chain->blocks[i] = b;
+		ptr = be64_to_cpu(READ_ONCE(b->next));
+	}
+	return MLX5SP_CMD_DELIVERY_OK;
+}
+
+static void sim_chain_free(struct sim_chain *chain)
+{
+	kvfree(chain->blocks);
+	chain->blocks = NULL;
+}
+
+static void sim_chain_read(const struct sim_chain *chain, u8 *buf, u32 len)
+{
+	u32 i, n;
+
+	for (i = 0; i < chain->nblocks; i++) {
+		n = min_t(u32, len, MLX5_CMD_DATA_BLOCK_SIZE);
+		memcpy(buf, chain->blocks[i]->data, n);
+		buf += n;
+		len -= n;
+	}
+}
+
+static void sim_chain_write(const struct sim_chain *chain, const u8 *buf,
+			    u32 len, bool sign)
+{
+	u32 i, n;
+
+	for (i = 0; i < chain->nblocks; i++) {
+		n = min_t(u32, len, MLX5_CMD_DATA_BLOCK_SIZE);
+		memcpy(chain->blocks[i]->data, buf, n);
+		if (sign)
+			sim_block_sign(chain->blocks[i]);
+		buf += n;
+		len -= n;
+	}
+}
+
+static u32 sim_state_syndrome(struct mlx5sp_sim *sim, u8 states)
+{
+	switch (sim->state) {
+	case SIM_STATE_INITIALIZED:
+		return MLX5SP_SIM_SYND_HCA_ALREADY_INIT;
+	case SIM_STATE_ENABLED:
+		if (states & SIM_ST(CMDQ_READY))
+			return MLX5SP_SIM_SYND_FUNC_ALREADY_ENABLED;
+		return MLX5SP_SIM_SYND_HCA_NOT_INITIALIZED;
+	default:
+		return MLX5SP_SIM_SYND_FUNC_NOT_ENABLED;
+	}
+}
+
+static bool sim_fault_fail(struct mlx5sp_sim *sim, struct sim_cmd *c)
+{
+	struct sim_fault *f = &sim->fault;
+	unsigned long flags;
+	bool hit = false;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	if (f->fail_count && f->fail_opcode == c->opcode) {
+		f->fail_count--;
+		c->status = f->fail_status;
+		c->syndrome = f->fail_syndrome;
+		hit = true;
+	}
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	return hit;
+}
+
+static void sim_cmd_dispatch(struct mlx5sp_sim *sim, struct sim_cmd *c)
+{
+	const struct sim_cmd_desc *d;
+
+	c->opcode = MLX5SP_CMD_OPCODE(c->in);
+	c->op_mod = MLX5SP_CMD_OP_MOD(c->in);
+
+	if (sim_fault_fail(sim, c)) {
+		sim_stat_inc(sim, cmds_injected);
+		return;
+	}
+
+	d = sim_cmd_find(c->opcode);
+	if (!d) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_OP_ERR,
+			 MLX5SP_SIM_SYND_BAD_OPCODE);
+		return;
+	}
+	if (c->inlen < d->inlen) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
+			 MLX5SP_SIM_SYND_INLEN_SHORT);
+		return;
+	}
+	if (c->outlen < d->outlen) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR,
+			 MLX5SP_SIM_SYND_OUTLEN_SHORT);
+		return;
+	}
+	/* uid (reserved in commands without one) is for DEVX, later */
+	if (MLX5SP_CMD_UID(c->in)) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+			 MLX5SP_SIM_SYND_UID_NOT_ZERO);
+		return;
+	}
+	if (!d->op_mod_used && c->op_mod) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+			 MLX5SP_SIM_SYND_BAD_OP_MOD);
+		return;
+	}
+	if (!(d->states & BIT(sim->state))) {
+		sim_fail(c, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+			 sim_state_syndrome(sim, d->states));
+		return;
+	}
+	d->fn(c);
+}
+
+static void sim_count_status(struct mlx5sp_sim *sim, u8 status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->stats_lock, flags);
+	sim->stats.cmds_executed++;
+	if (status) {
+		sim->stats.cmd_errors++;
+		if (status < MLX5SP_SIM_NR_STATUS)
+			sim->stats.cmd_status[status]++;
+		else
+			sim->stats.cmd_status_other++;
+	}
+	spin_unlock_irqrestore(&sim->stats_lock, flags);
+}
+
+static void sim_count_delivery(struct mlx5sp_sim *sim, u8 deliv)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->stats_lock, flags);
+	sim->stats.delivery_errors++;
+	if (deliv < MLX5SP_SIM_NR_DELIVERY)
+		sim->stats.delivery_status[deliv]++;
+	spin_unlock_irqrestore(&sim->stats_lock, flags);
+}
+
+/* Run a delivered command; its own status goes in the output header. */
+static void sim_cmd_run(struct mlx5sp_sim *sim, void *in, u32 inlen,
+			void *out, u32 outlen)
+{
+	struct sim_cmd c = {
+		.sim = sim,
+		.in = in,
+		.inlen = inlen,
+		.out = out,
+		.outlen = outlen,
+	};
+
+	sim_cmd_dispatch(sim, &c);
+	/* a failed command leaves nothing but the header */
+	if (c.status)
+		memset(out, 0, outlen);
+	MLX5_SET(alloc_pd_out, out, status, c.status);	/* the common header */
+	MLX5_SET(alloc_pd_out, out, syndrome, c.syndrome);
+	sim_count_status(sim, c.status);
+	if (c.status)
+		sim_dbg(sim, "%s(0x%x) op_mod 0x%x: status 0x%x syndrome 0x%x\n",
+			sim_cmd_name(c.opcode), c.opcode, c.op_mod, c.status,
+			c.syndrome);
+
+	/* catch pages the driver freed while we held them */
+	sim_pages_scribble(sim, SIM_SCRIBBLE_PER_CMD);
+}
+
+/* Sign the layout as it will read once ownership returns to software. */
+static void sim_layout_sign(struct mlx5_cmd_layout *lay, u8 status_own)
+{
+	size_t own = offsetof(struct mlx5_cmd_layout, status_own);
+	u8 x;
+
+	lay->sig = 0;
+	x = sim_xor8(lay, own) ^ status_own;
+	lay->sig = ~x;
+}
+
+static void sim_layout_complete(struct mlx5_cmd_layout *lay, u8 deliv,
+				bool sign)
+{
+	u8 status_own = deliv << 1;
+
+	if (sign)
+		sim_layout_sign(lay, status_own);
+	/* output and signature are visible before ownership moves */
+	wmb();
+	WRITE_ONCE(lay->status_own, status_own);
+}
+
+/*
+ * Check the descriptor and the chains, run the command, write the output.
+ * Returns the delivery status written to the layout.
+ */
+static u8 sim_cmd_execute(struct mlx5sp_sim *sim, struct mlx5_cmd_layout *lay,
+			  u8 slot)
+{
+	struct sim_chain ich = {}, och = {};
+	bool csum = SIM_CAP_GEN(sim, cmdif_checksum);
+	u32 inlen, outlen;
+	void *in = NULL, *out = NULL;
+	u8 deliv;
+
+	if (READ_ONCE(lay->type) != MLX5_PCI_CMD_XPORT) {
+		deliv = MLX5SP_CMD_DELIVERY_CMD_DESCR_ERR;
+		goto complete;
+	}
+	if (csum && sim_xor8(lay, sizeof(*lay)) != 0xff) {
+		deliv = MLX5SP_CMD_DELIVERY_SIGNATURE_ERR;
+		goto complete;
+	}
+	inlen = be32_to_cpu(READ_ONCE(lay->inlen));
+	outlen = be32_to_cpu(READ_ONCE(lay->outlen));
+	if (inlen < SIM_CMD_MIN_LEN || inlen > SIM_MAX_MSG_LEN) {
+		deliv = MLX5SP_CMD_DELIVERY_IN_LENGTH_ERR;
+		goto complete;
+	}
+	if (outlen < SIM_CMD_MIN_LEN || outlen > SIM_MAX_MSG_LEN) {
+		deliv = MLX5SP_CMD_DELIVERY_OUT_LENGTH_ERR;
+		goto complete;
+	}
+
+	deliv = sim_chain_map(sim, be64_to_cpu(READ_ONCE(lay->in_ptr)), inlen,
+			      lay->token, true, csum, &ich);
+	if (deliv)
+		goto free_chains;
+	deliv = sim_chain_map(sim, be64_to_cpu(READ_ONCE(lay->out_ptr)), outlen,
+			      lay->token, false, csum, &och);
+	if (deliv)
+		goto free_chains;
+
+	/* room for the header even when the lengths are shorter */
+	in = kvzalloc(max_t(u32, inlen, SIM_CMD_INLINE), GFP_KERNEL);
+	out = kvzalloc(max_t(u32, outlen, SIM_CMD_INLINE), GFP_KERNEL);
+	if (!in || !out) {
+		deliv = MLX5SP_CMD_DELIVERY_FW_ERR;
+		goto free_bufs;
+	}
+	memcpy(in, lay->in, min_t(u32, inlen, SIM_CMD_INLINE));
+	if (inlen > SIM_CMD_INLINE)
+		sim_chain_read(&ich, in + SIM_CMD_INLINE,
+			       inlen - SIM_CMD_INLINE);
+
+	sim_cmd_run(sim, in, inlen, out, outlen);
+
+	memcpy(lay->out, out, min_t(u32, outlen, SIM_CMD_INLINE));
+	if (outlen > SIM_CMD_INLINE)
+		sim_chain_write(&och, out + SIM_CMD_INLINE,
+				outlen - SIM_CMD_INLINE, csum);
+
+free_bufs:
+	kvfree(out);
+	kvfree(in);
+free_chains:
+	sim_chain_free(&och);
+	sim_chain_free(&ich);
+complete:
+	if (deliv) {
+		sim_count_delivery(sim, deliv);
+		sim_err(sim, "slot %u: command delivery error 0x%x\n", slot,
+			deliv);
+	}
+	sim_layout_complete(lay, deliv, csum);
+	return deliv;
+}
+
+static struct mlx5_cmd_layout *sim_slot_layout(struct mlx5sp_sim *sim,
+					       u8 slot)
+{
+	unsigned long flags;
+	u64 base;
+
+	spin_lock_irqsave(&sim->reg_lock, flags);
+	base = sim->cmdq_base;
+	spin_unlock_irqrestore(&sim->reg_lock, flags);
+	if (!base)
+		return NULL;
+	return sim_dma_ptr(sim, base + ((u64)slot << SIM_LOG_CMDQ_STRIDE),
+			   sizeof(struct mlx5_cmd_layout),
+			   BIT(SIM_LOG_CMDQ_STRIDE));
+}
+
+/* Returns true when the command will complete later (or never). */
+static bool sim_slot_delay(struct mlx5sp_sim *sim, struct sim_slot *s,
+			   struct mlx5_cmd_layout *lay)
+{
+	u16 opcode = be32_to_cpu(READ_ONCE(lay->in[0])) >> 16;
+	struct sim_fault *f = &sim->fault;
+	unsigned long flags;
+	u32 delay_ms = 0;
+	bool hit = false;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	if (f->delay_count && f->delay_opcode == opcode) {
+		f->delay_count--;
+		delay_ms = f->delay_ms;
+		hit = true;
+	}
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	if (!hit)
+		return false;
+
+	if (delay_ms == U32_MAX) {
+		/* dropped: the slot stays with firmware, nothing is queued */
+		sim_stat_inc(sim, cmds_dropped);
+		sim_dbg(sim, "%s in slot %u dropped\n", sim_cmd_name(opcode),
+			s->idx);
+		return true;
+	}
+	s->busy = true;
+	s->token = READ_ONCE(lay->token);
+	s->opcode = opcode;
+	s->in_ptr = be64_to_cpu(READ_ONCE(lay->in_ptr));
+	s->out_ptr = be64_to_cpu(READ_ONCE(lay->out_ptr));
+	sim_stat_inc(sim, cmds_delayed);
+	queue_delayed_work(sim->wq, &s->dwork, msecs_to_jiffies(delay_ms));
+	return true;
+}
+
+/* DISABLE_HCA: the function's delayed commands never complete. */
+void sim_slots_abort(struct mlx5sp_sim *sim)
+{
+	int i;
+
+	lockdep_assert_held(&sim->fw_lock);
+	for (i = 0; i < SIM_MAX_SLOTS; i++) {
+		if (!sim->slots[i].busy)
+			continue;
+		/* a running work item sees busy clear and does nothing */
+		cancel_delayed_work(&sim->slots[i].dwork);
+		sim->slots[i].busy = false;
+		sim_stat_inc(sim, cmds_stale);
+	}
+}
+
+static void sim_post_cmd_eqe(struct mlx5sp_sim *sim, u8 slot)
+{
+	union ev_data data = {};
+
+	data.cmd.vector = cpu_to_be32(BIT(slot));
+	sim_eq_post(sim, MLX5_EVENT_TYPE_CMD, 0, &data);
+}
+
+/* Returns true when the slot completed now. */
+static bool sim_slot_ring(struct mlx5sp_sim *sim, u8 slot)
+{
+	struct sim_slot *s = &sim->slots[slot];
+	struct mlx5_cmd_layout *lay;
+
+	lockdep_assert_held(&sim->fw_lock);
+
+	lay = sim_slot_layout(sim, slot);
+	if (lay && sim->state == SIM_STATE_RESET)
+		sim->state = SIM_STATE_CMDQ_READY;
+	if (!lay || s->busy ||
+	    !(READ_ONCE(lay->status_own) & SIM_OWNER_HW)) {
+		sim_stat_inc(sim, doorbells_ignored);
+		sim_dbg(sim, "doorbell for slot %u ignored\n", slot);
+		return false;
+	}
+	/* the descriptor was written before the doorbell */
+	rmb();
+	if (sim_slot_delay(sim, s, lay))
+		return false;
+	sim_cmd_execute(sim, lay, slot);
+	return true;
+}
+
+void sim_cmd_work(struct work_struct *work)
+{
+	struct mlx5sp_sim *sim = container_of(work, struct mlx5sp_sim,
+					      cmd_work);
+	unsigned long pending, done = 0;
+	unsigned int slot;
+
+	pending = atomic_long_xchg(&sim->db_pending, 0);
+	/* a fatal firmware leaves the slots it was given owned */
+	if (sim_is_fatal(sim) || atomic_read(&sim->stopping))
+		return;
+
+	mutex_lock(&sim->fw_lock);
+	for_each_set_bit(slot, &pending, SIM_MAX_SLOTS)
+		if (sim_slot_ring(sim, slot))
+			done |= BIT(slot);
+	mutex_unlock(&sim->fw_lock);
+
+	for_each_set_bit(slot, &done, SIM_MAX_SLOTS)
+		sim_post_cmd_eqe(sim, slot);
+}
+
+/* A delayed command's time has come: run it if it is still there. */
+void sim_slot_work(struct work_struct *work)
+{
+	struct sim_slot *s = container_of(to_delayed_work(work),
+					  struct sim_slot, dwork);
+	struct mlx5sp_sim *sim = s->sim;
+	struct mlx5_cmd_layout *lay;
+	bool done = false;
+
+	mutex_lock(&sim->fw_lock);
+	/* aborted by DISABLE_HCA meanwhile */
+	if (!s->busy)
+		goto unlock;
+	s->busy = false;
+	if (sim_is_fatal(sim) || atomic_read(&sim->stopping))
+		goto unlock;
+
+	lay = sim_slot_layout(sim, s->idx);
+	/* the driver may have freed the queue while the command waited */
+	if (lay && !page_count(virt_to_page(lay)))
+		lay = NULL;
+	if (!lay || !(READ_ONCE(lay->status_own) & SIM_OWNER_HW)) {
+		/* the driver took the slot back */
+		sim_stat_inc(sim, cmds_stale);
+		goto unlock;
+	}
+	/* read the descriptor only after seeing it owned */
+	rmb();
+	/*
+	 * Another command in the slot: the driver gave up on the delayed
+	 * one and rang the slot again while it was busy. Run what is there.
+	 */
+	if (READ_ONCE(lay->token) != s->token ||
+	    (be32_to_cpu(READ_ONCE(lay->in[0])) >> 16) != s->opcode ||
+	    be64_to_cpu(READ_ONCE(lay->in_ptr)) != s->in_ptr ||
+	    be64_to_cpu(READ_ONCE(lay->out_ptr)) != s->out_ptr)
+		sim_stat_inc(sim, cmds_stale);
+	sim_cmd_execute(sim, lay, s->idx);
+	done = true;
+unlock:
+	mutex_unlock(&sim->fw_lock);
+	if (done)
+		sim_post_cmd_eqe(sim, s->idx);
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Firmware commands of the HCA life cycle (ENABLE/INIT/TEARDOWN/DISABLE),
+ * ISSI, UARs and PDs. Called from the dispatcher under fw_lock with the
+ * lengths, uid, op_mod and device state already checked.
+ */
+
+#include "sim.h"
+
+#define SIM_ISSI_SUPPORTED	(BIT(0) | BIT(1))
+#define SIM_ISSI_REQUIRED	1
+
+static int sim_check_function(struct sim_cmd *c)
+{
+	/* enable_hca_in and disable_hca_in share the layout */
+	if (MLX5_GET(enable_hca_in, c->in, function_id) ||
+	    MLX5_GET(enable_hca_in, c->in, embedded_cpu_function))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_BAD_FUNCTION_ID);
+	return 0;
+}
+
+int sim_cmd_enable_hca(struct sim_cmd *c)
+{
+	int err = sim_check_function(c);
+
+	if (err)
+		return err;
+	c->sim->state = SIM_STATE_ENABLED;
+	return 0;
+}
+
+/* Firmware state of an initialized HCA: EQs, UARs, PDs. */
+void sim_release_objects(struct mlx5sp_sim *sim)
+{
+	sim_eq_destroy_all(sim);
+	bitmap_zero(sim->uar_map, sim->nr_uars);
+	xa_destroy(&sim->pds);
+	sim->page_delta = 0;
+}
+
+int sim_cmd_disable_hca(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+	int err = sim_check_function(c);
+
+	if (err)
+		return err;
+	/* a card disables an initialized function in one step */
+	if (sim->state == SIM_STATE_INITIALIZED)
+		sim_release_objects(sim);
+	sim_slots_abort(sim);
+	if (sim->npages)
+		sim_pages_forget(sim, "DISABLE_HCA");
+	sim->issi = 0;
+	sim_caps_reset_cur(sim);
+	sim->state = SIM_STATE_CMDQ_READY;
+	return 0;
+}
+
+int sim_cmd_query_issi(struct sim_cmd *c)
+{
+	MLX5_SET(query_issi_out, c->out, current_issi, c->sim->issi);
+	MLX5_SET(query_issi_out, c->out, supported_issi_dw0,
+		 SIM_ISSI_SUPPORTED);
+	return 0;
+}
+
+int sim_cmd_set_issi(struct sim_cmd *c)
+{
+	u32 issi = MLX5_GET(set_issi_in, c->in, current_issi);
+
+	if (issi >= 32 || !(SIM_ISSI_SUPPORTED & BIT(issi)))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_ISSI_UNSUPPORTED);
+	c->sim->issi = issi;
+	return 0;
+}
+
+int sim_cmd_init_hca(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+
+	if (sim->issi != SIM_ISSI_REQUIRED)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+				MLX5SP_SIM_SYND_INIT_ISSI_NOT_SET);
+	if (sim_pages_boot_needed(sim))
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_INIT_BOOT_PAGES);
+	if (sim_pages_init_needed(sim))
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_INIT_INIT_PAGES);
+	sim->state = SIM_STATE_INITIALIZED;
+	return 0;
+}
+
+/* Graceful or force close, chosen by profile (or by op_mod 0/1). */
+int sim_cmd_teardown_hca(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+	u32 profile = MLX5_GET(teardown_hca_in, c->in, profile);
+
+	if (c->op_mod > 1)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_BAD_OP_MOD);
+	if (profile != MLX5_TEARDOWN_HCA_IN_PROFILE_GRACEFUL_CLOSE &&
+	    profile != MLX5_TEARDOWN_HCA_IN_PROFILE_FORCE_CLOSE)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_TEARDOWN_BAD_PROFILE);
+
+	sim_release_objects(sim);
+	sim->state = SIM_STATE_ENABLED;
+	MLX5_SET(teardown_hca_out, c->out, state,
+		 MLX5_TEARDOWN_HCA_OUT_FORCE_STATE_SUCCESS);
+	return 0;
+}
+
+bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar)
+{
+	return uar >= SIM_UAR_FIRST && uar - SIM_UAR_FIRST < sim->nr_uars &&
+	       test_bit(uar - SIM_UAR_FIRST, sim->uar_map);
+}
+
+int sim_cmd_alloc_uar(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+	unsigned long idx;
+
+	idx = find_first_zero_bit(sim->uar_map, sim->nr_uars);
+	if (idx >= sim->nr_uars)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_UAR_EXHAUSTED);
+	set_bit(idx, sim->uar_map);
+	MLX5_SET(alloc_uar_out, c->out, uar, idx + SIM_UAR_FIRST);
+	return 0;
+}
+
+int sim_cmd_dealloc_uar(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+	u32 uar = MLX5_GET(dealloc_uar_in, c->in, uar);
+
+	if (!sim_uar_allocated(sim, uar))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+				MLX5SP_SIM_SYND_UAR_NOT_ALLOCATED);
+	if (sim_eq_uses_uar(sim, uar))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
+				MLX5SP_SIM_SYND_UAR_IN_USE);
+	clear_bit(uar - SIM_UAR_FIRST, sim->uar_map);
+	return 0;
+}
+
+int sim_cmd_alloc_pd(struct sim_cmd *c)
+{
+	u32 pd;
+	int err;
+
+	err = xa_alloc(&c->sim->pds, &pd, xa_mk_value(0),
+		       XA_LIMIT(1, BIT(SIM_LOG_MAX_PD) - 1), GFP_KERNEL);
+	if (err == -EBUSY)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_PD_EXHAUSTED);
+	if (err)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	MLX5_SET(alloc_pd_out, c->out, pd, pd);
+	return 0;
+}
+
+int sim_cmd_dealloc_pd(struct sim_cmd *c)
+{
+	u32 pd = MLX5_GET(dealloc_pd_in, c->in, pd);
+
+	if (!xa_erase(&c->sim->pds, pd))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+				MLX5SP_SIM_SYND_PD_NOT_FOUND);
+	return 0;
+}

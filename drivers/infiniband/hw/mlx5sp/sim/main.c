@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The software ConnectX: module, device life cycle, platform device and
+ * the one way the model reaches memory the driver hands it.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "sim.h"
+
+static LIST_HEAD(sim_list);
+static DEFINE_MUTEX(sim_list_lock);	/* protects sim_list and names */
+static DEFINE_IDA(sim_pdev_ida);	/* platform device ids */
+
+static const struct mlx5sp_model_ops sim_model_ops = {
+	.read32 = sim_read32,
+	.write32 = sim_write32,
+};
+
+/*
+ * The only way to memory the driver gave us: a DMA address is a physical
+ * address. Reject 0, misalignment, ranges crossing a page (callers walk
+ * page by page) and anything that is not ordinary RAM.
+ */
+void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
+{
+	unsigned long pfn;
+
+	if (!addr || !len || len > PAGE_SIZE)
+		return NULL;
+	if (align && !IS_ALIGNED(addr, align))
+		return NULL;
+	if (offset_in_page(addr) + len > PAGE_SIZE)
+		return NULL;
+	if (addr != (u64)(phys_addr_t)addr)
+		return NULL;
+	pfn = PHYS_PFN(addr);
+	if (!pfn_valid(pfn))
+		return NULL;
+	/* kernel image, firmware tables, holes: never device memory */
+	if (PageReserved(pfn_to_page(pfn)))
+		return NULL;
+	return phys_to_virt(addr);
+}
+
+void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->boot_pages = 8;
+	p->init_pages = 32;
+	p->log_cmdq_size = 5;
+	p->num_vectors = 8;
+	p->boot_delay_ms = 10;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_default_params);
+
+static bool sim_name_valid(const char *name)
+{
+	size_t len = strnlen(name, MLX5SP_SIM_NAME_MAX + 1);
+	size_t i;
+
+	if (!len || len > MLX5SP_SIM_NAME_MAX)
+		return false;
+	/* the control files live in the same debugfs directory */
+	if (!strcmp(name, "add") || !strcmp(name, "del"))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '-')
+			return false;
+	return true;
+}
+
+static int sim_params_valid(const struct mlx5sp_sim_params *p)
+{
+	if (p->log_cmdq_size > ilog2(SIM_MAX_SLOTS))
+		return -EINVAL;
+	if (!p->num_vectors || p->num_vectors > 256)
+		return -EINVAL;
+	if (p->boot_pages > SZ_64K || p->init_pages > SZ_64K)
+		return -EINVAL;
+	if (p->boot_delay_ms > 60000)
+		return -EINVAL;
+	if (p->missing_caps & ~MLX5SP_SIM_MISSING_CAPS_ALL)
+		return -EINVAL;
+	return 0;
+}
+
+static struct mlx5sp_sim *sim_find_locked(const char *name)
+{
+	struct mlx5sp_sim *sim;
+
+	lockdep_assert_held(&sim_list_lock);
+	list_for_each_entry(sim, &sim_list, node)
+		if (!strcmp(sim->name, name))
+			return sim;
+	return NULL;
+}
+
+static int sim_platform_add(struct mlx5sp_sim *sim)
+{
+	struct platform_device *pdev;
+	int err;
+
+	sim->pdev_id = ida_alloc(&sim_pdev_ida, GFP_KERNEL);
+	if (sim->pdev_id < 0)
+		return sim->pdev_id;
+
+	pdev = platform_device_register_simple(SIM_DRV_NAME, sim->pdev_id,
+					       NULL, 0);
+	if (IS_ERR(pdev)) {
+		err = PTR_ERR(pdev);
+		goto err_free_id;
+	}
+	if (!pdev->dev.dma_mask)
+		pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_unregister;
+
+	sim->pdev = pdev;
+	return 0;
+
+err_unregister:
+	platform_device_unregister(pdev);
+err_free_id:
+	ida_free(&sim_pdev_ida, sim->pdev_id);
+	return err;
+}
+
+static void sim_platform_del(struct mlx5sp_sim *sim)
+{
+	platform_device_unregister(sim->pdev);
+	ida_free(&sim_pdev_ida, sim->pdev_id);
+}
+
+static void sim_init_slots(struct mlx5sp_sim *sim)
+{
+	int i;
+
+	for (i = 0; i < SIM_MAX_SLOTS; i++) {
+		sim->slots[i].sim = sim;
+		sim->slots[i].idx = i;
+		INIT_DELAYED_WORK(&sim->slots[i].dwork, sim_slot_work);
+	}
+}
+
+static struct mlx5sp_sim *sim_alloc(const char *name,
+				    const struct mlx5sp_sim_params *p)
+{
+	struct mlx5sp_sim *sim;
+	int err = -ENOMEM;
+
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
+		return ERR_PTR(-ENOMEM);
+
+	strscpy(sim->name, name, sizeof(sim->name));
+	sim->params = *p;
+	sim->log_cmdq_size = p->log_cmdq_size;
+	INIT_LIST_HEAD(&sim->node);
+	spin_lock_init(&sim->reg_lock);
+	mutex_init(&sim->fw_lock);
+	spin_lock_init(&sim->eq_lock);
+	spin_lock_init(&sim->fault_lock);
+	spin_lock_init(&sim->stats_lock);
+	xa_init_flags(&sim->pds, XA_FLAGS_ALLOC1);
+	xa_init(&sim->pages);
+	INIT_WORK(&sim->cmd_work, sim_cmd_work);
+	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
+	sim_init_slots(sim);
+
+	sim->iseg = kzalloc(sizeof(*sim->iseg), GFP_KERNEL);
+	if (!sim->iseg)
+		goto err_free_sim;
+
+	sim->nr_uars = SIM_BAR_SIZE / SZ_4K - SIM_UAR_FIRST;
+	sim->uar_map = bitmap_zalloc(sim->nr_uars, GFP_KERNEL);
+	if (!sim->uar_map)
+		goto err_free_iseg;
+
+	err = sim_caps_init(sim);
+	if (err)
+		goto err_free_uar_map;
+
+	sim->wq = alloc_workqueue("mlx5sp_sim_%s", WQ_UNBOUND, 0, sim->name);
+	if (!sim->wq) {
+		err = -ENOMEM;
+		goto err_free_caps;
+	}
+	return sim;
+
+err_free_caps:
+	kvfree(sim->caps);
+err_free_uar_map:
+	bitmap_free(sim->uar_map);
+err_free_iseg:
+	kfree(sim->iseg);
+err_free_sim:
+	kfree(sim);
+	return ERR_PTR(err);
+}
+
+static void sim_free(struct mlx5sp_sim *sim)
+{
+	destroy_workqueue(sim->wq);
+	kvfree(sim->caps);
+	bitmap_free(sim->uar_map);
+	kfree(sim->iseg);
+	xa_destroy(&sim->pds);
+	xa_destroy(&sim->pages);
+	mutex_destroy(&sim->fw_lock);
+	kfree(sim);
+}
+
+struct mlx5sp_sim *sim_create(const char *name,
+			      const struct mlx5sp_sim_params *p,
+			      bool from_debugfs)
+{
+	struct mlx5sp_sim_params defaults;
+	struct mlx5sp_sim *sim;
+	int err;
+
+	if (!p) {
+		mlx5sp_sim_default_params(&defaults);
+		p = &defaults;
+	}
+	if (!name || !sim_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	err = sim_params_valid(p);
+	if (err)
+		return ERR_PTR(err);
+
+	mutex_lock(&sim_list_lock);
+	if (sim_find_locked(name)) {
+		err = -EEXIST;
+		goto err_unlock;
+	}
+
+	sim = sim_alloc(name, p);
+	if (IS_ERR(sim)) {
+		err = PTR_ERR(sim);
+		goto err_unlock;
+	}
+	sim->from_debugfs = from_debugfs;
+
+	err = sim_platform_add(sim);
+	if (err)
+		goto err_free_sim;
+
+	sim->mdev.dma_dev = &sim->pdev->dev;
+	sim->mdev.name = sim->name;
+	sim->mdev.vendor_id = SIM_VENDOR_ID;
+	sim->mdev.device_id = SIM_DEVICE_ID;
+	sim->mdev.bar_size = SIM_BAR_SIZE;
+	sim->mdev.num_vectors = p->num_vectors;
+	sim->mdev.ops = &sim_model_ops;
+
+	sim_bar_init(sim);
+	queue_delayed_work(sim->wq, &sim->health_work,
+			   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
+	sim_debugfs_add(sim);
+	list_add_tail(&sim->node, &sim_list);
+	mutex_unlock(&sim_list_lock);
+	return sim;
+
+err_free_sim:
+	sim_free(sim);
+err_unlock:
+	mutex_unlock(&sim_list_lock);
+	return ERR_PTR(err);
+}
+
+struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
+				     const struct mlx5sp_sim_params *p)
+{
+	return sim_create(name, p, false);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_create);
+
+int mlx5sp_sim_attach(struct mlx5sp_sim *sim)
+{
+	int err;
+
+	if (sim->attached)
+		return -EBUSY;
+	err = mlx5sp_model_attach(&sim->mdev);
+	if (!err)
+		sim->attached = true;
+	return err;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_attach);
+
+struct mlx5sp_model_dev *mlx5sp_sim_model(struct mlx5sp_sim *sim)
+{
+	return &sim->mdev;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_model);
+
+/* Stop every source of work; a dropped command holds no work item. */
+static void sim_stop(struct mlx5sp_sim *sim)
+{
+	int i;
+
+	atomic_set(&sim->stopping, 1);
+	cancel_delayed_work_sync(&sim->health_work);
+	cancel_work_sync(&sim->cmd_work);
+	for (i = 0; i < SIM_MAX_SLOTS; i++)
+		cancel_delayed_work_sync(&sim->slots[i].dwork);
+	flush_workqueue(sim->wq);
+}
+
+void mlx5sp_sim_destroy(struct mlx5sp_sim *sim)
+{
+	if (IS_ERR_OR_NULL(sim))
+		return;
+
+	mutex_lock(&sim_list_lock);
+	list_del_init(&sim->node);
+	mutex_unlock(&sim_list_lock);
+
+	/* no fault injection or stats readers from here on */
+	sim_debugfs_del(sim);
+
+	if (sim->attached) {
+		mlx5sp_model_detach(&sim->mdev);
+		sim->attached = false;
+	}
+	sim_stop(sim);
+
+	mutex_lock(&sim->fw_lock);
+	if (!sim_is_fatal(sim))
+		sim_pages_forget(sim, "device destroyed");
+	else
+		xa_destroy(&sim->pages);
+	sim_release_objects(sim);
+	mutex_unlock(&sim->fw_lock);
+
+	sim_platform_del(sim);
+	sim_free(sim);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_destroy);
+
+/* debugfs "del": only devices that "add" created */
+int sim_destroy_by_name(const char *name)
+{
+	struct mlx5sp_sim *sim;
+
+	mutex_lock(&sim_list_lock);
+	sim = sim_find_locked(name);
+	if (sim && !sim->from_debugfs)
+		sim = ERR_PTR(-EPERM);
+	mutex_unlock(&sim_list_lock);
+
+	if (!sim)
+		return -ENODEV;
+	if (IS_ERR(sim))
+		return PTR_ERR(sim);
+	mlx5sp_sim_destroy(sim);
+	return 0;
+}
+
+static void sim_destroy_all(void)
+{
+	struct mlx5sp_sim *sim;
+
+	for (;;) {
+		mutex_lock(&sim_list_lock);
+		sim = list_first_entry_or_null(&sim_list, struct mlx5sp_sim,
+					       node);
+		mutex_unlock(&sim_list_lock);
+		if (!sim)
+			break;
+		mlx5sp_sim_destroy(sim);
+	}
+}
+
+static int __init mlx5sp_sim_init(void)
+{
+	return sim_debugfs_init();
+}
+
+static void __exit mlx5sp_sim_exit(void)
+{
+	/* control files first: waits for an "add" in flight */
+	sim_debugfs_ctl_exit();
+	sim_destroy_all();
+	sim_debugfs_exit();
+	ida_destroy(&sim_pdev_ida);
+}
+
+module_init(mlx5sp_sim_init);
+module_exit(mlx5sp_sim_exit);
+
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_DESCRIPTION("Software ConnectX device model for mlx5sp");
