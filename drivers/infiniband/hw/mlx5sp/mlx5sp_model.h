@@ -69,16 +69,30 @@ enum {
 /* Command mailboxes are 1 KiB aligned (PRM); the low bits of next are 0. */
 #define MLX5SP_CMD_MBOX_ALIGN		1024
 
-/* EQ doorbells in a UAR page: arm + consumer index, consumer index only. */
-#define MLX5SP_UAR_EQ_DB_ARM		0x40
-#define MLX5SP_UAR_EQ_DB_NOARM		0x48
+/* Doorbells in a UAR page (PRM offsets; mlx5 core keeps them private). */
+#define MLX5SP_UAR_CQ_DB		0x20	/* 64-bit: CQ arm */
+#define MLX5SP_UAR_EQ_DB_ARM		0x40	/* EQ consumer index + arm */
+#define MLX5SP_UAR_EQ_DB_NOARM		0x48	/* EQ consumer index only */
+#define MLX5SP_UAR_BF_OFFSET		0x800	/* send doorbells / BlueFlame */
+#define MLX5SP_UAR_BF_SIZE		0x100	/* per BlueFlame register (x2) */
 
 struct mlx5sp_model_dev;
+struct net_device;
+struct page;
 
-/* Both callbacks may be called in any context and must not sleep. */
+/*
+ * read32/write32/write64 may be called in any context and must not sleep.
+ * write64 is a 64-bit doorbell (CQ arm at UAR + 0x20, send doorbell or
+ * BlueFlame at UAR + 0x800): @val holds the 8 bytes in memory order, as
+ * __raw_writeq() would put them on the bus.
+ * uar_page returns the page backing UAR @index while it is allocated (what
+ * a BAR page is on a card); the driver maps it into user space.
+ */
 struct mlx5sp_model_ops {
 	u32 (*read32)(struct mlx5sp_model_dev *mdev, u32 offset);
 	void (*write32)(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
+	void (*write64)(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
+	struct page *(*uar_page)(struct mlx5sp_model_dev *mdev, u32 index);
 };
 
 struct mlx5sp_model_dev {
@@ -88,6 +102,7 @@ struct mlx5sp_model_dev {
 	u16 device_id;
 	u32 bar_size;			/* bytes of BAR0 */
 	u16 num_vectors;		/* MSI-X vectors */
+	struct net_device *netdev;	/* RoCE port 1's netdev, held by the model */
 	const struct mlx5sp_model_ops *ops;
 	void __rcu *drvdata;		/* the driver's; the model never touches it */
 };
@@ -100,5 +115,23 @@ struct mlx5sp_model_dev {
 int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev);
 void mlx5sp_model_detach(struct mlx5sp_model_dev *mdev);
 void mlx5sp_model_raise_irq(struct mlx5sp_model_dev *mdev, u16 vector);
+
+/*
+ * How `rdma link add NAME type mlx5sp netdev DEV` reaches a model: the model
+ * registers a factory and the driver's rdma_link_ops call newlink, which
+ * creates a model device named @ibdev_name on @netdev and attaches it.
+ * When the IB device is unregistered from the RDMA side (`rdma link
+ * delete`), the driver tears the device down and calls release; the model
+ * then frees the device (release must not wait for anything that waits
+ * for the IB unregistration). A model-side removal goes through
+ * mlx5sp_model_detach() as before, and release is not called then.
+ */
+struct mlx5sp_model_factory {
+	int (*newlink)(const char *ibdev_name, struct net_device *netdev);
+	void (*release)(struct mlx5sp_model_dev *mdev);
+};
+
+int mlx5sp_model_register_factory(const struct mlx5sp_model_factory *f);
+void mlx5sp_model_unregister_factory(const struct mlx5sp_model_factory *f);
 
 #endif /* MLX5SP_MODEL_H */
