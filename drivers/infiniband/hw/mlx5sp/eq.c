@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Event queues: EQ 0 carries command completions on vector 0, the async EQ
- * carries page requests and device events on vector 1. An EQ's handler is
- * the only one touching its consumer index.
+ * carries page requests and device events on vector 1, and one completion
+ * EQ per further vector carries CQ completions. An EQ's handler is the only
+ * one touching its consumer index. Completion and resource events find
+ * their CQ or QP by number in the device's tables.
  */
 #include <linux/dma-mapping.h>
 
@@ -10,6 +12,8 @@
 
 #define CMD_EQ_LOG_SIZE		6	/* one CMD EQE per slot at most, twice over */
 #define ASYNC_EQ_LOG_SIZE	10	/* page-request storms coalesce here */
+#define COMP_EQ_LOG_SIZE	10
+#define FIRST_COMP_VECTOR	2
 #define EQE_SIZE		sizeof(struct mlx5_eqe)
 #define EQE_OWNER_INIT		0x1
 
@@ -34,9 +38,93 @@ static void eq_update_ci(struct mlx5sp_eq *eq, bool arm)
 	mlx5sp_wr32(dev, off, (eq->eqn << 24) | (eq->cons_index & 0xffffff));
 }
 
+static void cq_comp(struct mlx5sp_dev *dev, u32 cqn)
+{
+	struct mlx5sp_core_cq *cq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->cq_table, flags);
+	cq = xa_load(&dev->cq_table, cqn);
+	if (cq)
+		refcount_inc(&cq->refcount);
+	xa_unlock_irqrestore(&dev->cq_table, flags);
+	if (!cq) {
+		dev_dbg_ratelimited(dev->dma_dev, "%s: completion for unknown CQ 0x%x\n",
+				    dev->name, cqn);
+		return;
+	}
+	cq->comp(cq);
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+}
+
+static void cq_event(struct mlx5sp_dev *dev, u32 cqn, u8 type)
+{
+	struct mlx5sp_core_cq *cq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->cq_table, flags);
+	cq = xa_load(&dev->cq_table, cqn);
+	if (cq)
+		refcount_inc(&cq->refcount);
+	xa_unlock_irqrestore(&dev->cq_table, flags);
+	if (!cq) {
+		dev_warn_ratelimited(dev->dma_dev, "%s: event 0x%x for unknown CQ 0x%x\n",
+				     dev->name, type, cqn);
+		return;
+	}
+	if (cq->event)
+		cq->event(cq, type);
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+}
+
+static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
+{
+	u32 qpn = be32_to_cpu(eqe->data.qp_srq.qp_srq_n) & 0xffffff;
+	struct mlx5sp_core_qp *qp;
+	unsigned long flags;
+
+	if (eqe->data.qp_srq.type != MLX5_EVENT_QUEUE_TYPE_QP) {
+		dev_warn_ratelimited(dev->dma_dev, "%s: event 0x%x for resource type %u\n",
+				     dev->name, eqe->type, eqe->data.qp_srq.type);
+		return;
+	}
+	xa_lock_irqsave(&dev->qp_table, flags);
+	qp = xa_load(&dev->qp_table, qpn);
+	if (qp)
+		refcount_inc(&qp->refcount);
+	xa_unlock_irqrestore(&dev->qp_table, flags);
+	if (!qp) {
+		dev_dbg_ratelimited(dev->dma_dev, "%s: event 0x%x for unknown QP 0x%x\n",
+				    dev->name, eqe->type, qpn);
+		return;
+	}
+	if (qp->event)
+		qp->event(qp, eqe->type);
+	if (refcount_dec_and_test(&qp->refcount))
+		complete(&qp->free);
+}
+
+static void port_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
+{
+	u8 port = eqe->data.port.port >> 4;
+	unsigned long flags;
+
+	mlx5sp_dbg(dev, "port %u changed state (subtype 0x%x)\n", port,
+		   eqe->sub_type);
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->listener.port_event)
+		dev->listener.port_event(dev->listener.ctx, port, eqe->sub_type);
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
 static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 {
 	switch (eqe->type) {
+	case MLX5_EVENT_TYPE_COMP:
+		cq_comp(dev, be32_to_cpu(eqe->data.comp.cqn) & 0xffffff);
+		break;
 	case MLX5_EVENT_TYPE_CMD:
 		mlx5sp_cmd_comp_handler(dev, be32_to_cpu(eqe->data.cmd.vector));
 		break;
@@ -44,8 +132,21 @@ static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 		mlx5sp_pages_request(dev, (s32)be32_to_cpu(eqe->data.req_pages.num_pages));
 		break;
 	case MLX5_EVENT_TYPE_PORT_CHANGE:
-		mlx5sp_info(dev, "port %u changed state (subtype 0x%x)\n",
-			    eqe->data.port.port >> 4, eqe->sub_type);
+		port_event(dev, eqe);
+		break;
+	case MLX5_EVENT_TYPE_PATH_MIG:
+	case MLX5_EVENT_TYPE_COMM_EST:
+	case MLX5_EVENT_TYPE_SQ_DRAINED:
+	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
+	case MLX5_EVENT_TYPE_WQ_CATAS_ERROR:
+	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
+	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
+	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+		qp_event(dev, eqe);
+		break;
+	case MLX5_EVENT_TYPE_CQ_ERROR:
+		cq_event(dev, be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff,
+			 eqe->type);
 		break;
 	default:
 		dev_warn_ratelimited(dev->dma_dev, "%s: unexpected event type 0x%x\n",
@@ -192,7 +293,116 @@ static void dealloc_uar(struct mlx5sp_dev *dev)
 }
 
 #define ASYNC_EVENTS (BIT_ULL(MLX5_EVENT_TYPE_PAGE_REQUEST) | \
-		      BIT_ULL(MLX5_EVENT_TYPE_PORT_CHANGE))
+		      BIT_ULL(MLX5_EVENT_TYPE_PORT_CHANGE) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_PATH_MIG) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_COMM_EST) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_SQ_DRAINED) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_SRQ_LAST_WQE) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_CQ_ERROR) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_WQ_CATAS_ERROR) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_PATH_MIG_FAILED) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_WQ_ACCESS_ERROR))
+
+static void comp_eqs_destroy(struct mlx5sp_dev *dev)
+{
+	int i;
+
+	if (!dev->comp_eqs)
+		return;
+	for (i = dev->num_comp_eqs - 1; i >= 0; i--)
+		eq_destroy(dev, &dev->comp_eqs[i]);
+	kfree(dev->comp_eqs);
+	dev->comp_eqs = NULL;
+}
+
+/* One completion EQ per vector from 2 on; with two vectors, the async EQ. */
+static int comp_eqs_create(struct mlx5sp_dev *dev)
+{
+	u16 n = dev->num_vectors > FIRST_COMP_VECTOR ?
+		dev->num_vectors - FIRST_COMP_VECTOR : 0;
+	int i, err;
+
+	dev->num_comp_eqs = 1;
+	if (!n)
+		return 0;
+	dev->comp_eqs = kcalloc(n, sizeof(*dev->comp_eqs), GFP_KERNEL);
+	if (!dev->comp_eqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		/* Completion EQEs are routed by the CQ's EQ, not by mask. */
+		err = eq_create(dev, &dev->comp_eqs[i], "comp", COMP_EQ_LOG_SIZE,
+				0, FIRST_COMP_VECTOR + i);
+		if (err)
+			goto err_destroy;
+		dev->num_comp_eqs = i + 1;
+	}
+	return 0;
+
+err_destroy:
+	comp_eqs_destroy(dev);
+	dev->num_comp_eqs = 0;
+	return err;
+}
+
+/**
+ * mlx5sp_comp_eqn - the EQ that carries completions of a vector
+ * @dev: the device
+ * @vector: completion vector, below num_comp_eqs
+ * @eqn: the EQ number, for the CQ context
+ */
+int mlx5sp_comp_eqn(struct mlx5sp_dev *dev, u16 vector, u32 *eqn)
+{
+	if (vector >= dev->num_comp_eqs)
+		return -EINVAL;
+	*eqn = dev->comp_eqs ? dev->comp_eqs[vector].eqn : dev->async_eq.eqn;
+	return 0;
+}
+
+int mlx5sp_core_cq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
+{
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	return xa_err(xa_store_irq(&dev->cq_table, cq->cqn, cq, GFP_KERNEL));
+}
+
+/* After this returns no handler runs for @cq or will. */
+void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
+{
+	xa_erase_irq(&dev->cq_table, cq->cqn);
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+	wait_for_completion(&cq->free);
+}
+
+int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+{
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+	return xa_err(xa_store_irq(&dev->qp_table, qp->qpn, qp, GFP_KERNEL));
+}
+
+void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+{
+	xa_erase_irq(&dev->qp_table, qp->qpn);
+	if (refcount_dec_and_test(&qp->refcount))
+		complete(&qp->free);
+	wait_for_completion(&qp->free);
+}
+
+/* @l NULL: nobody listens any more; no callback runs after this returns. */
+void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
+			       const struct mlx5sp_event_listener *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (l)
+		dev->listener = *l;
+	else
+		memset(&dev->listener, 0, sizeof(dev->listener));
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
 
 int mlx5sp_eqs_create(struct mlx5sp_dev *dev)
 {
@@ -210,8 +420,13 @@ int mlx5sp_eqs_create(struct mlx5sp_dev *dev)
 			ASYNC_EVENTS, 1);
 	if (err)
 		goto err_destroy_cmd_eq;
+	err = comp_eqs_create(dev);
+	if (err)
+		goto err_destroy_async_eq;
 	return 0;
 
+err_destroy_async_eq:
+	eq_destroy(dev, &dev->async_eq);
 err_destroy_cmd_eq:
 	mlx5sp_cmd_use_polling(dev);
 	eq_destroy(dev, &dev->cmd_eq);
@@ -222,6 +437,7 @@ err_dealloc_uar:
 
 void mlx5sp_eqs_destroy(struct mlx5sp_dev *dev)
 {
+	comp_eqs_destroy(dev);
 	eq_destroy(dev, &dev->async_eq);
 	mlx5sp_cmd_use_polling(dev);
 	eq_destroy(dev, &dev->cmd_eq);

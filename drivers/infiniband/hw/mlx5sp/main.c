@@ -6,7 +6,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "mlx5sp.h"
+#include "ib.h"
 
 MODULE_AUTHOR("mlx5sp developers");
 MODULE_DESCRIPTION("RDMA driver for ConnectX adapters with signature pipelining");
@@ -88,10 +88,15 @@ static int query_caps(struct mlx5sp_dev *dev)
 	static const u16 cap_types[MLX5SP_CAPS_NUM] = {
 		[MLX5SP_CAPS_GENERAL] = MLX5_CAP_GENERAL,
 		[MLX5SP_CAPS_ROCE] = MLX5_CAP_ROCE,
+		[MLX5SP_CAPS_ATOMIC] = MLX5_CAP_ATOMIC,
 	};
 	int i, err;
 
 	for (i = 0; i < MLX5SP_CAPS_NUM; i++) {
+		/* General caps come first and say whether there are atomic ones. */
+		if (i == MLX5SP_CAPS_ATOMIC &&
+		    !MLX5_GET(cmd_hca_cap, dev->caps_max[MLX5SP_CAPS_GENERAL], atomic))
+			continue;
 		err = query_cap(dev, i, cap_types[i], HCA_CAP_OPMOD_GET_MAX,
 				dev->caps_max[i]);
 		if (err)
@@ -125,6 +130,30 @@ static int set_caps(struct mlx5sp_dev *dev)
 		MLX5_SET(cmd_hca_cap, cap, cqe_version, 1);
 	MLX5_SET(set_hca_cap_in, in, opcode, MLX5_CMD_OP_SET_HCA_CAP);
 	MLX5_SET(set_hca_cap_in, in, op_mod, MLX5_CAP_GENERAL << 1);
+	err = mlx5sp_cmd_exec_in(dev, set_hca_cap, in);
+	kfree(in);
+	return err;
+}
+
+/* Atomic responses in host endianness, as mlx5_core asks when it can. */
+static int set_atomic_caps(struct mlx5sp_dev *dev)
+{
+	const void *max = dev->caps_max[MLX5SP_CAPS_ATOMIC];
+	int inlen = MLX5_ST_SZ_BYTES(set_hca_cap_in);
+	void *in, *cap;
+	int err;
+
+	if (!MLX5_GET(cmd_hca_cap, dev->caps_max[MLX5SP_CAPS_GENERAL], atomic) ||
+	    !MLX5_GET(atomic_caps, max, supported_atomic_req_8B_endianness_mode_1))
+		return 0;
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cap = MLX5_ADDR_OF(set_hca_cap_in, in, capability);
+	memcpy(cap, dev->caps_cur[MLX5SP_CAPS_ATOMIC], MLX5_UN_SZ_BYTES(hca_cap_union));
+	MLX5_SET(atomic_caps, cap, atomic_req_8B_endianness_mode, 1);
+	MLX5_SET(set_hca_cap_in, in, opcode, MLX5_CMD_OP_SET_HCA_CAP);
+	MLX5_SET(set_hca_cap_in, in, op_mod, MLX5_CAP_ATOMIC << 1);
 	err = mlx5sp_cmd_exec_in(dev, set_hca_cap, in);
 	kfree(in);
 	return err;
@@ -275,6 +304,9 @@ int mlx5sp_dev_init(struct mlx5sp_dev *dev)
 	int err;
 
 	spin_lock_init(&dev->state_lock);
+	spin_lock_init(&dev->event_lock);
+	xa_init_flags(&dev->cq_table, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qp_table, XA_FLAGS_LOCK_IRQ);
 	dev->state = MLX5SP_STATE_UP;
 	err = alloc_caps(dev);
 	if (err)
@@ -309,6 +341,9 @@ int mlx5sp_dev_init(struct mlx5sp_dev *dev)
 	if (err)
 		goto err_reclaim_pages;
 	err = set_caps(dev);
+	if (err)
+		goto err_reclaim_pages;
+	err = set_atomic_caps(dev);
 	if (err)
 		goto err_reclaim_pages;
 	err = mlx5sp_satisfy_pages(dev, MLX5SP_INIT_PAGES);
@@ -374,12 +409,21 @@ void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev)
 
 static int __init mlx5sp_init(void)
 {
-	return mlx5sp_pci_register();
+	int err;
+
+	err = mlx5sp_ib_module_init();
+	if (err)
+		return err;
+	err = mlx5sp_pci_register();
+	if (err)
+		mlx5sp_ib_module_exit();
+	return err;
 }
 
 static void __exit mlx5sp_exit(void)
 {
 	mlx5sp_pci_unregister();
+	mlx5sp_ib_module_exit();
 }
 
 module_init(mlx5sp_init);

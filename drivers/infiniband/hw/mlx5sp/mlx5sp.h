@@ -13,6 +13,7 @@
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/semaphore.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -30,6 +31,7 @@
 #define MLX5SP_CMD_MAX_MSG	SZ_1M
 
 struct mlx5sp_dev;
+struct mlx5sp_ib_dev;
 
 /* How registers and interrupts are reached: a PCI function or a model. */
 struct mlx5sp_bus_ops {
@@ -38,6 +40,15 @@ struct mlx5sp_bus_ops {
 	int (*request_irq)(struct mlx5sp_dev *dev, u16 vector,
 			   irq_handler_t handler, void *data);
 	void (*free_irq)(struct mlx5sp_dev *dev, u16 vector, void *data);
+	/* 64-bit doorbell; @val holds the bytes in memory order (__raw_writeq) */
+	void (*wr64)(struct mlx5sp_dev *dev, u32 offset, u64 val);
+	/*
+	 * What backs UAR page @index for a user mapping: a page frame and
+	 * whether it is memory (a model's page: map cached) or I/O (a BAR
+	 * page: map write-combining or uncached).
+	 */
+	int (*uar_pfn)(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
+		       bool *is_mem);
 };
 
 enum mlx5sp_slot_state {
@@ -115,6 +126,34 @@ struct mlx5sp_health {
 	bool fatal_logged;
 };
 
+/*
+ * A CQ as the core sees it: completion and error events find it by CQN.
+ * The table holds one reference; an event handler takes another while it
+ * calls out, and destroy waits for the last one (@free).
+ */
+struct mlx5sp_core_cq {
+	u32 cqn;
+	u16 eq_vector;			/* completion vector (index of comp EQ) */
+	refcount_t refcount;
+	struct completion free;
+	void (*comp)(struct mlx5sp_core_cq *cq);
+	void (*event)(struct mlx5sp_core_cq *cq, u8 event_type);
+};
+
+/* A QP as the core sees it: asynchronous events find it by QPN. */
+struct mlx5sp_core_qp {
+	u32 qpn;
+	refcount_t refcount;
+	struct completion free;
+	void (*event)(struct mlx5sp_core_qp *qp, u8 event_type);
+};
+
+/* Device events (port changes) go to whoever listens: the IB device. */
+struct mlx5sp_event_listener {
+	void (*port_event)(void *ctx, u8 port, u8 sub_type);
+	void *ctx;
+};
+
 enum mlx5sp_dev_state {
 	MLX5SP_STATE_UP,
 	MLX5SP_STATE_ERROR,	/* firmware is dead: commands are not sent */
@@ -123,6 +162,7 @@ enum mlx5sp_dev_state {
 enum mlx5sp_cap_idx {
 	MLX5SP_CAPS_GENERAL,
 	MLX5SP_CAPS_ROCE,
+	MLX5SP_CAPS_ATOMIC,	/* queried when the general caps say atomic */
 	MLX5SP_CAPS_NUM,
 };
 
@@ -152,9 +192,34 @@ struct mlx5sp_dev {
 	struct mlx5sp_health health;
 	struct mlx5sp_eq cmd_eq;	/* EQ 0: command completions */
 	struct mlx5sp_eq async_eq;	/* page requests and async events */
+	/*
+	 * Completion EQs, one per vector from 2 on; a device with only two
+	 * vectors carries completions on the async EQ (comp_eqs NULL).
+	 */
+	struct mlx5sp_eq *comp_eqs;
+	u16 num_comp_eqs;		/* completion vectors offered to users */
+
+	struct xarray cq_table;		/* CQN -> core CQ; xa_lock_irqsave */
+	struct xarray qp_table;		/* QPN -> core QP; xa_lock_irqsave */
+	spinlock_t event_lock;		/* protects listener */
+	struct mlx5sp_event_listener listener;
+
+	/* The RDMA device on top; set by the bus once registered. */
+	struct mlx5sp_ib_dev *ib;
+	/*
+	 * Called from the RDMA device's dealloc_driver (ib_core frees the
+	 * device, on `rdma link delete` or the bus's own removal): tears the
+	 * core down and frees what the bus allocated.
+	 */
+	void (*release)(struct mlx5sp_dev *dev);
 };
 
 /* Register access: ioread32be()/iowrite32be() semantics. */
+static inline void mlx5sp_wr64(struct mlx5sp_dev *dev, u32 offset, u64 val)
+{
+	dev->bus->wr64(dev, offset, val);
+}
+
 static inline u32 mlx5sp_rd32(struct mlx5sp_dev *dev, u32 offset)
 {
 	return dev->bus->rd32(dev, offset);
@@ -212,6 +277,13 @@ u8 mlx5sp_xor8(const void *buf, size_t len);
 /* eq.c */
 int mlx5sp_eqs_create(struct mlx5sp_dev *dev);
 void mlx5sp_eqs_destroy(struct mlx5sp_dev *dev);
+int mlx5sp_comp_eqn(struct mlx5sp_dev *dev, u16 vector, u32 *eqn);
+int mlx5sp_core_cq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq);
+void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq);
+int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp);
+void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp);
+void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
+			       const struct mlx5sp_event_listener *l);
 
 /* pages.c */
 int mlx5sp_pages_init(struct mlx5sp_dev *dev);
@@ -232,5 +304,6 @@ void mlx5sp_pci_unregister(void);
 
 /* model.c */
 struct mlx5sp_dev *mlx5sp_model_to_dev(struct mlx5sp_model_dev *mdev);
+void mlx5sp_factory_release(struct mlx5sp_model_dev *mdev);
 
 #endif /* MLX5SP_H */

@@ -76,6 +76,14 @@ enum {
 #define MLX5SP_UAR_BF_OFFSET		0x800	/* send doorbells / BlueFlame */
 #define MLX5SP_UAR_BF_SIZE		0x100	/* per BlueFlame register (x2) */
 
+/*
+ * PRM RTS2SQD_QP (the kernel headers name only SQD_RTS_QP): input is the
+ * 2ERR_QP layout (opcode, uid, op_mod, qpn), output the 2ERR_QP output.
+ * The QP's send queue stops before the next WQE; when it has drained the
+ * device raises SQ_DRAINED (event type 0x03) for the QP.
+ */
+#define MLX5SP_CMD_OP_RTS2SQD_QP	0x508
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

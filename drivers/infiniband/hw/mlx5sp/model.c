@@ -8,7 +8,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
-#include "mlx5sp.h"
+#include "ib.h"
 
 struct model_vector {
 	struct irq_work work;
@@ -16,8 +16,18 @@ struct model_vector {
 	void *data;
 };
 
+enum model_state {
+	MODEL_ATTACHING,	/* attach has not returned yet */
+	MODEL_LIVE,
+	MODEL_DETACHING,	/* the model removes it: no release callback */
+};
+
+/* Serialises model_priv.state with publishing and unpublishing drvdata. */
+static DEFINE_MUTEX(model_lock);
+
 struct model_priv {
 	struct mlx5sp_model_dev *mdev;
+	enum model_state state;		/* under model_lock */
 	struct mlx5sp_dev dev;
 	u16 nvec;
 	struct model_vector vec[] __counted_by(nvec);
@@ -40,6 +50,40 @@ static void model_wr32(struct mlx5sp_dev *dev, u32 offset, u32 val)
 	struct mlx5sp_model_dev *mdev = to_priv(dev)->mdev;
 
 	mdev->ops->write32(mdev, offset, val);
+}
+
+/*
+ * A model without a 64-bit doorbell gets the two halves in address order,
+ * each as the big-endian register write it is.
+ */
+static void model_wr64(struct mlx5sp_dev *dev, u32 offset, u64 val)
+{
+	struct mlx5sp_model_dev *mdev = to_priv(dev)->mdev;
+	__be32 half[2];
+
+	if (mdev->ops->write64) {
+		mdev->ops->write64(mdev, offset, val);
+		return;
+	}
+	memcpy(half, &val, sizeof(half));
+	mdev->ops->write32(mdev, offset, be32_to_cpu(half[0]));
+	mdev->ops->write32(mdev, offset + 4, be32_to_cpu(half[1]));
+}
+
+static int model_uar_pfn(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
+			 bool *is_mem)
+{
+	struct mlx5sp_model_dev *mdev = to_priv(dev)->mdev;
+	struct page *page;
+
+	if (!mdev->ops->uar_page)
+		return -EOPNOTSUPP;
+	page = mdev->ops->uar_page(mdev, index);
+	if (!page)
+		return -EINVAL;
+	*pfn = page_to_pfn(page);
+	*is_mem = true;
+	return 0;
 }
 
 static void model_vector_work(struct irq_work *work)
@@ -81,6 +125,8 @@ static const struct mlx5sp_bus_ops mlx5sp_model_bus_ops = {
 	.wr32 = model_wr32,
 	.request_irq = model_request_irq,
 	.free_irq = model_free_irq,
+	.wr64 = model_wr64,
+	.uar_pfn = model_uar_pfn,
 };
 
 /**
@@ -102,6 +148,37 @@ void mlx5sp_model_raise_irq(struct mlx5sp_model_dev *mdev, u16 vector)
 }
 EXPORT_SYMBOL_GPL(mlx5sp_model_raise_irq);
 
+static void model_unpublish(struct model_priv *priv)
+{
+	int i;
+
+	RCU_INIT_POINTER(priv->mdev->drvdata, NULL);
+	synchronize_rcu();
+	for (i = 0; i < priv->nvec; i++)
+		irq_work_sync(&priv->vec[i].work);
+}
+
+/*
+ * The RDMA device is gone (dealloc_driver, or its registration failed):
+ * tear the core down, and when the RDMA side removed a live device, hand
+ * it back to the model.
+ */
+static void model_release(struct mlx5sp_dev *dev)
+{
+	struct model_priv *priv = to_priv(dev);
+	struct mlx5sp_model_dev *mdev = priv->mdev;
+	enum model_state state;
+
+	mlx5sp_dev_cleanup(dev);
+	mutex_lock(&model_lock);
+	state = priv->state;
+	model_unpublish(priv);
+	mutex_unlock(&model_lock);
+	kfree(priv);
+	if (state == MODEL_LIVE)
+		mlx5sp_factory_release(mdev);
+}
+
 int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 {
 	struct model_priv *priv;
@@ -118,6 +195,7 @@ int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 		return -ENOMEM;
 	priv->nvec = mdev->num_vectors;
 	priv->mdev = mdev;
+	priv->state = MODEL_ATTACHING;
 	for (i = 0; i < priv->nvec; i++)
 		init_irq_work(&priv->vec[i].work, model_vector_work);
 	priv->dev.dma_dev = mdev->dma_dev;
@@ -127,19 +205,28 @@ int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 	priv->dev.vendor_id = mdev->vendor_id;
 	priv->dev.device_id = mdev->device_id;
 	priv->dev.num_vectors = mdev->num_vectors;
+	priv->dev.release = model_release;
 	/* Vectors must reach us during bring-up already. */
+	mutex_lock(&model_lock);
 	rcu_assign_pointer(mdev->drvdata, priv);
+	mutex_unlock(&model_lock);
 
 	err = mlx5sp_dev_init(&priv->dev);
 	if (err)
 		goto err_unpublish;
+	/* On failure the core is torn down and priv freed already. */
+	err = mlx5sp_ib_add(&priv->dev, mdev->netdev);
+	if (err)
+		return err;
+	mutex_lock(&model_lock);
+	priv->state = MODEL_LIVE;
+	mutex_unlock(&model_lock);
 	return 0;
 
 err_unpublish:
-	RCU_INIT_POINTER(mdev->drvdata, NULL);
-	synchronize_rcu();
-	for (i = 0; i < priv->nvec; i++)
-		irq_work_sync(&priv->vec[i].work);
+	mutex_lock(&model_lock);
+	model_unpublish(priv);
+	mutex_unlock(&model_lock);
 	kfree(priv);
 	return err;
 }
@@ -151,19 +238,30 @@ static struct model_priv *model_priv(struct mlx5sp_model_dev *mdev)
 	return rcu_dereference_protected(mdev->drvdata, true);
 }
 
+/*
+ * The model removes a device: unregister the RDMA device (user contexts
+ * are disassociated); its dealloc_driver tears the core down. A device
+ * `rdma link delete` already removed is no longer attached.
+ */
 void mlx5sp_model_detach(struct mlx5sp_model_dev *mdev)
 {
-	struct model_priv *priv = model_priv(mdev);
-	int i;
+	struct mlx5sp_ib_dev *ib = NULL;
+	struct model_priv *priv;
 
-	if (!priv)
+	mutex_lock(&model_lock);
+	priv = model_priv(mdev);
+	if (priv) {
+		priv->state = MODEL_DETACHING;
+		ib = priv->dev.ib;
+		/* ib_core may be freeing it on `rdma link delete` meanwhile. */
+		if (ib)
+			get_device(&ib->ib.dev);
+	}
+	mutex_unlock(&model_lock);
+	if (!ib)
 		return;
-	mlx5sp_dev_cleanup(&priv->dev);
-	RCU_INIT_POINTER(mdev->drvdata, NULL);
-	synchronize_rcu();
-	for (i = 0; i < priv->nvec; i++)
-		irq_work_sync(&priv->vec[i].work);
-	kfree(priv);
+	ib_unregister_device(&ib->ib);
+	put_device(&ib->ib.dev);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_model_detach);
 

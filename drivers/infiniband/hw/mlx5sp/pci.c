@@ -9,7 +9,7 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 
-#include "mlx5sp.h"
+#include "ib.h"
 
 #define MLX5SP_MAX_VECTORS	8
 
@@ -27,9 +27,14 @@ static const struct pci_device_id mlx5sp_family_ids[] = {
 	{ }
 };
 
+/* Serialises taking a reference on a function's RDMA device with its end. */
+static DEFINE_MUTEX(pci_ib_lock);
+
 struct pci_priv {
 	struct pci_dev *pdev;
 	void __iomem *bar;
+	bool core_up;			/* under pci_ib_lock */
+	struct completion core_down;	/* release has torn the core down */
 	struct mlx5sp_dev dev;
 };
 
@@ -62,12 +67,45 @@ static void pcibus_free_irq(struct mlx5sp_dev *dev, u16 vector, void *data)
 	free_irq(pci_irq_vector(to_priv(dev)->pdev, vector), data);
 }
 
+static void pcibus_wr64(struct mlx5sp_dev *dev, u32 offset, u64 val)
+{
+	__raw_writeq(val, to_priv(dev)->bar + offset);
+}
+
+/* UAR page N is BAR0 page N (4 KiB UAR pages, as set_caps asks). */
+static int pcibus_uar_pfn(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
+			  bool *is_mem)
+{
+	struct pci_dev *pdev = to_priv(dev)->pdev;
+	u64 off = (u64)index * MLX5_ADAPTER_PAGE_SIZE;
+
+	if (off + PAGE_SIZE > pci_resource_len(pdev, 0))
+		return -EINVAL;
+	*pfn = (pci_resource_start(pdev, 0) + off) >> PAGE_SHIFT;
+	*is_mem = false;
+	return 0;
+}
+
 static const struct mlx5sp_bus_ops pcibus_ops = {
 	.rd32 = pcibus_rd32,
 	.wr32 = pcibus_wr32,
 	.request_irq = pcibus_request_irq,
 	.free_irq = pcibus_free_irq,
+	.wr64 = pcibus_wr64,
+	.uar_pfn = pcibus_uar_pfn,
 };
+
+/* The RDMA device is gone (unbind or `rdma link delete`): core down. */
+static void pci_release(struct mlx5sp_dev *dev)
+{
+	struct pci_priv *priv = to_priv(dev);
+
+	mutex_lock(&pci_ib_lock);
+	priv->core_up = false;
+	mutex_unlock(&pci_ib_lock);
+	mlx5sp_dev_cleanup(dev);
+	complete(&priv->core_down);
+}
 
 static int mlx5sp_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -112,10 +150,17 @@ static int mlx5sp_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	priv->dev.vendor_id = pdev->vendor;
 	priv->dev.device_id = pdev->device;
 	priv->dev.num_vectors = nvec;
+	priv->dev.release = pci_release;
+	init_completion(&priv->core_down);
 	err = mlx5sp_dev_init(&priv->dev);
 	if (err)
 		goto err_free_vectors;
+	priv->core_up = true;
 	pci_set_drvdata(pdev, priv);
+	/* No netdev of ours on PCI yet: a RoCE port that is down. */
+	err = mlx5sp_ib_add(&priv->dev, NULL);
+	if (err)
+		goto err_free_vectors;	/* the core is down already */
 	return 0;
 
 err_free_vectors:
@@ -134,8 +179,19 @@ err_free_priv:
 static void mlx5sp_pci_remove(struct pci_dev *pdev)
 {
 	struct pci_priv *priv = pci_get_drvdata(pdev);
+	struct mlx5sp_ib_dev *ib = NULL;
 
-	mlx5sp_dev_cleanup(&priv->dev);
+	mutex_lock(&pci_ib_lock);
+	if (priv->core_up) {
+		ib = priv->dev.ib;
+		get_device(&ib->ib.dev);
+	}
+	mutex_unlock(&pci_ib_lock);
+	if (ib) {
+		ib_unregister_device(&ib->ib);
+		put_device(&ib->ib.dev);
+	}
+	wait_for_completion(&priv->core_down);
 	pci_free_irq_vectors(pdev);
 	pci_iounmap(pdev, priv->bar);
 	pci_release_regions(pdev);

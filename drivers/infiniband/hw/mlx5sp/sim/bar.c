@@ -6,6 +6,7 @@
  * sleeps, and anything that needs the firmware is queued to its worker.
  */
 
+#include <linux/mm.h>
 #include <linux/timekeeping.h>
 
 #include "sim.h"
@@ -150,10 +151,62 @@ static void sim_uar_write(struct mlx5sp_sim *sim, u32 offset, u32 val)
 	case MLX5SP_UAR_EQ_DB_NOARM:
 		sim_eq_doorbell(sim, uar, val, false);
 		break;
+	case MLX5SP_UAR_BF_OFFSET ...
+	     MLX5SP_UAR_BF_OFFSET + 2 * MLX5SP_UAR_BF_SIZE - 1:
+		/* a send doorbell: the engine reads the doorbell record */
+		sim_engine_kick(sim);
+		break;
 	default:
 		sim_write_ignored(sim, offset, val);
 		break;
 	}
+}
+
+/*
+ * 64-bit doorbells: the CQ arm (kept in the UAR page, where a user space
+ * arm lands too, for the engine to take) and send doorbells.
+ */
+void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+	u32 uar = offset / SZ_4K;
+	struct page *page;
+
+	if (!IS_ALIGNED(offset, 8) || offset >= SIM_BAR_SIZE ||
+	    uar < SIM_UAR_FIRST || !sim_uar_allocated(sim, uar)) {
+		sim_write_ignored(sim, offset, lower_32_bits(val));
+		return;
+	}
+	switch (offset % SZ_4K) {
+	case MLX5SP_UAR_CQ_DB:
+		rcu_read_lock();
+		page = xa_load(&sim->uar_pages, uar);
+		if (page)
+			WRITE_ONCE(*(u64 *)(page_address(page) +
+					    MLX5SP_UAR_CQ_DB), val);
+		rcu_read_unlock();
+		sim_engine_kick(sim);
+		break;
+	case MLX5SP_UAR_BF_OFFSET ...
+	     MLX5SP_UAR_BF_OFFSET + 2 * MLX5SP_UAR_BF_SIZE - 1:
+		sim_engine_kick(sim);
+		break;
+	default:
+		sim_write_ignored(sim, offset, lower_32_bits(val));
+		break;
+	}
+}
+
+/* The page behind UAR @index while it is allocated. */
+struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+	struct page *page;
+
+	rcu_read_lock();
+	page = xa_load(&sim->uar_pages, index);
+	rcu_read_unlock();
+	return page;
 }
 
 void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val)

@@ -224,6 +224,22 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "events_dropped %llu\n", st->events_dropped);
 	seq_printf(m, "eq_doorbells_bad %llu\n", st->eq_doorbells_bad);
 	seq_printf(m, "writes_ignored %llu\n", st->writes_ignored);
+	seq_printf(m, "wqes_executed %llu\n", st->wqes_executed);
+	seq_printf(m, "cqes_written %llu\n", st->cqes_written);
+	seq_printf(m, "cq_overruns %llu\n", st->cq_overruns);
+	seq_printf(m, "comp_eqes %llu\n", st->comp_eqes);
+	seq_printf(m, "doorbell_polls %llu\n", st->doorbell_polls);
+	seq_printf(m, "kicks %llu\n", st->kicks);
+	seq_printf(m, "engine_sleeps %llu\n", st->engine_sleeps);
+	seq_printf(m, "rnr_naks %llu\n", st->rnr_naks);
+	seq_printf(m, "retries %llu\n", st->retries);
+	seq_printf(m, "wqes_flushed %llu\n", st->wqes_flushed);
+	seq_printf(m, "ud_dropped %llu\n", st->ud_dropped);
+	seq_printf(m, "bytes %llu\n", st->bytes);
+	for (i = 0; i < MLX5SP_SIM_NR_CQE_SYND; i++)
+		if (st->cqe_errors[i])
+			seq_printf(m, "cqe_error_0x%02x %llu\n", i,
+				   st->cqe_errors[i]);
 	kfree(st);
 	return 0;
 }
@@ -312,7 +328,7 @@ static int sim_ctl_add(char *line)
 	}
 
 	mutex_lock(&sim_ctl_lock);
-	sim = sim_create(name, &p, true);
+	sim = sim_create(name, &p, true, NULL);
 	if (IS_ERR(sim)) {
 		err = PTR_ERR(sim);
 		goto unlock;

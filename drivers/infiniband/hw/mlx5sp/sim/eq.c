@@ -380,3 +380,64 @@ unlock:
 	if (raise)
 		mlx5sp_model_raise_irq(&sim->mdev, vector);
 }
+
+bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn)
+{
+	unsigned long flags;
+	bool found;
+
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	found = eqn < SIM_MAX_EQS && sim->eqs[eqn];
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
+	return found;
+}
+
+/*
+ * Deliver an event to EQ @eqn whatever its mask: completion events go to
+ * the CQ's EQ. Returns true if an EQE was written.
+ */
+bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
+		    const union ev_data *data)
+{
+	struct mlx5_eqe eqe = {};
+	bool raise = false, written = false;
+	unsigned long flags;
+	struct sim_eq *eq;
+	u16 vector = 0;
+	u32 pi;
+
+	if (sim_is_fatal(sim)) {
+		sim_stat_inc(sim, events_dropped);
+		return false;
+	}
+	eqe.type = type;
+	eqe.data = *data;
+
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	eq = eqn < SIM_MAX_EQS ? sim->eqs[eqn] : NULL;
+	if (eq) {
+		pi = eq->pi;
+		raise = sim_eq_write(sim, eq, &eqe);
+		written = eq->pi != pi;
+		vector = eq->intr;
+	}
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
+
+	if (!eq) {
+		sim_stat_inc(sim, events_dropped);
+		sim_dbg(sim, "event type 0x%x for missing EQ %u\n", type, eqn);
+	}
+	if (raise)
+		mlx5sp_model_raise_irq(&sim->mdev, vector);
+	return written;
+}
+
+/* A QP affiliated asynchronous event (QP type in the EQE). */
+void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn)
+{
+	union ev_data data = {};
+
+	data.qp_srq.type = MLX5_EVENT_QUEUE_TYPE_QP;
+	data.qp_srq.qp_srq_n = cpu_to_be32(qpn & 0xffffff);
+	sim_eq_post(sim, type, 0, &data);
+}

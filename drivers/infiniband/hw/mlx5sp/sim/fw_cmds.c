@@ -5,6 +5,8 @@
  * lengths, uid, op_mod and device state already checked.
  */
 
+#include <linux/mm.h>
+
 #include "sim.h"
 
 #define SIM_ISSI_SUPPORTED	(BIT(0) | BIT(1))
@@ -30,12 +32,37 @@ int sim_cmd_enable_hca(struct sim_cmd *c)
 	return 0;
 }
 
-/* Firmware state of an initialized HCA: EQs, UARs, PDs. */
+static void sim_uar_pages_free(struct mlx5sp_sim *sim)
+{
+	unsigned long index;
+	struct page *page;
+	LIST_HEAD(dead);
+
+	xa_for_each(&sim->uar_pages, index, page) {
+		xa_erase(&sim->uar_pages, index);
+		list_add(&page->lru, &dead);
+	}
+	if (list_empty(&dead))
+		return;
+	/* the engine looks at the pages under RCU */
+	synchronize_rcu();
+	put_pages_list(&dead);
+}
+
+/*
+ * Firmware state of an initialized HCA: QPs before the CQs they use, then
+ * MKEYs, EQs, UARs, PDs, RoCE addresses.
+ */
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
+	sim_qp_destroy_all(sim);
+	sim_cq_destroy_all(sim);
+	sim_mkey_destroy_all(sim);
 	sim_eq_destroy_all(sim);
+	sim_uar_pages_free(sim);
 	bitmap_zero(sim->uar_map, sim->nr_uars);
 	xa_destroy(&sim->pds);
+	sim_roce_reset(sim);
 	sim->page_delta = 0;
 }
 
@@ -121,15 +148,32 @@ bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar)
 	       test_bit(uar - SIM_UAR_FIRST, sim->uar_map);
 }
 
+/*
+ * Each UAR has a zeroed page behind it (a BAR page on a card): the driver
+ * maps it to user space, which writes its doorbells there.
+ */
 int sim_cmd_alloc_uar(struct sim_cmd *c)
 {
 	struct mlx5sp_sim *sim = c->sim;
+	struct page *page;
 	unsigned long idx;
+	int err;
 
 	idx = find_first_zero_bit(sim->uar_map, sim->nr_uars);
 	if (idx >= sim->nr_uars)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
 				MLX5SP_SIM_SYND_UAR_EXHAUSTED);
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	err = xa_insert(&sim->uar_pages, idx + SIM_UAR_FIRST, page,
+			GFP_KERNEL);
+	if (err) {
+		__free_page(page);
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	}
 	set_bit(idx, sim->uar_map);
 	MLX5_SET(alloc_uar_out, c->out, uar, idx + SIM_UAR_FIRST);
 	return 0;
@@ -139,6 +183,7 @@ int sim_cmd_dealloc_uar(struct sim_cmd *c)
 {
 	struct mlx5sp_sim *sim = c->sim;
 	u32 uar = MLX5_GET(dealloc_uar_in, c->in, uar);
+	struct page *page;
 
 	if (!sim_uar_allocated(sim, uar))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
@@ -146,7 +191,13 @@ int sim_cmd_dealloc_uar(struct sim_cmd *c)
 	if (sim_eq_uses_uar(sim, uar))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_UAR_IN_USE);
+	page = xa_erase(&sim->uar_pages, uar);
 	clear_bit(uar - SIM_UAR_FIRST, sim->uar_map);
+	if (page) {
+		synchronize_rcu();
+		/* a user mapping keeps its own reference */
+		put_page(page);
+	}
 	return 0;
 }
 
@@ -165,6 +216,11 @@ int sim_cmd_alloc_pd(struct sim_cmd *c)
 				MLX5SP_SIM_SYND_NO_MEMORY);
 	MLX5_SET(alloc_pd_out, c->out, pd, pd);
 	return 0;
+}
+
+bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd)
+{
+	return pd && xa_load(&sim->pds, pd);
 }
 
 int sim_cmd_dealloc_pd(struct sim_cmd *c)

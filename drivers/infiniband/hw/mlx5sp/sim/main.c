@@ -17,10 +17,17 @@ static LIST_HEAD(sim_list);
 static DEFINE_MUTEX(sim_list_lock);	/* protects sim_list and names */
 static DEFINE_IDA(sim_pdev_ida);	/* platform device ids */
 
+/* factory release work, flushed before the module goes */
+struct workqueue_struct *sim_release_wq;
+
 static const struct mlx5sp_model_ops sim_model_ops = {
 	.read32 = sim_read32,
 	.write32 = sim_write32,
+	.write64 = sim_write64,
+	.uar_page = sim_uar_page,
 };
+
+static void sim_release_work(struct work_struct *work);
 
 /*
  * The only way to memory the driver gave us: a DMA address is a physical
@@ -170,6 +177,14 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	spin_lock_init(&sim->stats_lock);
 	xa_init_flags(&sim->pds, XA_FLAGS_ALLOC1);
 	xa_init(&sim->pages);
+	xa_init(&sim->uar_pages);
+	xa_init_flags(&sim->tds, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sim->mkeys, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sim->cqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sim->qps, XA_FLAGS_ALLOC);
+	spin_lock_init(&sim->gid_lock);
+	INIT_LIST_HEAD(&sim->fabric_node);
+	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
 	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
 	sim_init_slots(sim);
@@ -213,13 +228,18 @@ static void sim_free(struct mlx5sp_sim *sim)
 	kfree(sim->iseg);
 	xa_destroy(&sim->pds);
 	xa_destroy(&sim->pages);
+	xa_destroy(&sim->uar_pages);
+	xa_destroy(&sim->tds);
+	xa_destroy(&sim->mkeys);
+	xa_destroy(&sim->cqs);
+	xa_destroy(&sim->qps);
 	mutex_destroy(&sim->fw_lock);
 	kfree(sim);
 }
 
 struct mlx5sp_sim *sim_create(const char *name,
 			      const struct mlx5sp_sim_params *p,
-			      bool from_debugfs)
+			      bool from_debugfs, struct net_device *netdev)
 {
 	struct mlx5sp_sim_params defaults;
 	struct mlx5sp_sim *sim;
@@ -259,15 +279,32 @@ struct mlx5sp_sim *sim_create(const char *name,
 	sim->mdev.bar_size = SIM_BAR_SIZE;
 	sim->mdev.num_vectors = p->num_vectors;
 	sim->mdev.ops = &sim_model_ops;
+	if (netdev) {
+		netdev_hold(netdev, &sim->netdev_tracker, GFP_KERNEL);
+		sim->mdev.netdev = netdev;
+	}
+	err = sim_netdev_watch(sim);
+	if (err)
+		goto err_put_netdev;
+	err = sim_engine_start(sim);
+	if (err)
+		goto err_unwatch;
 
 	sim_bar_init(sim);
 	queue_delayed_work(sim->wq, &sim->health_work,
 			   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
 	sim_debugfs_add(sim);
+	sim_fabric_add(sim);
 	list_add_tail(&sim->node, &sim_list);
 	mutex_unlock(&sim_list_lock);
 	return sim;
 
+err_unwatch:
+	sim_netdev_unwatch(sim);
+err_put_netdev:
+	if (netdev)
+		netdev_put(netdev, &sim->netdev_tracker);
+	sim_platform_del(sim);
 err_free_sim:
 	sim_free(sim);
 err_unlock:
@@ -278,9 +315,28 @@ err_unlock:
 struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
 				     const struct mlx5sp_sim_params *p)
 {
-	return sim_create(name, p, false);
+	return sim_create(name, p, false, NULL);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_create);
+
+struct mlx5sp_sim *mlx5sp_sim_create_on(const char *name,
+					const struct mlx5sp_sim_params *p,
+					struct net_device *netdev)
+{
+	struct mlx5sp_sim *sim;
+	int err;
+
+	sim = sim_create(name, p, false, netdev);
+	if (IS_ERR(sim))
+		return sim;
+	err = mlx5sp_sim_attach(sim);
+	if (err) {
+		mlx5sp_sim_destroy(sim);
+		return ERR_PTR(err);
+	}
+	return sim;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_create_on);
 
 int mlx5sp_sim_attach(struct mlx5sp_sim *sim)
 {
@@ -314,15 +370,22 @@ static void sim_stop(struct mlx5sp_sim *sim)
 	flush_workqueue(sim->wq);
 }
 
-void mlx5sp_sim_destroy(struct mlx5sp_sim *sim)
+/* Take @sim out of the list; false if another destroyer has it. */
+static bool sim_claim(struct mlx5sp_sim *sim)
 {
-	if (IS_ERR_OR_NULL(sim))
-		return;
+	bool mine;
 
 	mutex_lock(&sim_list_lock);
+	mine = !sim->destroying;
+	WRITE_ONCE(sim->destroying, true);
 	list_del_init(&sim->node);
 	mutex_unlock(&sim_list_lock);
+	return mine;
+}
 
+/* Tear down a claimed device. */
+static void sim_destroy_claimed(struct mlx5sp_sim *sim)
+{
 	/* no fault injection or stats readers from here on */
 	sim_debugfs_del(sim);
 
@@ -330,6 +393,13 @@ void mlx5sp_sim_destroy(struct mlx5sp_sim *sim)
 		mlx5sp_model_detach(&sim->mdev);
 		sim->attached = false;
 	}
+	sim_netdev_unwatch(sim);
+	/* a release queued meanwhile finds the device claimed */
+	if (current_work() != &sim->release_work)
+		cancel_work_sync(&sim->release_work);
+	/* no engine reaches this device, then ours stops */
+	sim_fabric_del(sim);
+	sim_engine_stop(sim);
 	sim_stop(sim);
 
 	mutex_lock(&sim->fw_lock);
@@ -340,10 +410,55 @@ void mlx5sp_sim_destroy(struct mlx5sp_sim *sim)
 	sim_release_objects(sim);
 	mutex_unlock(&sim->fw_lock);
 
+	if (sim->mdev.netdev)
+		netdev_put(sim->mdev.netdev, &sim->netdev_tracker);
 	sim_platform_del(sim);
 	sim_free(sim);
 }
+
+void mlx5sp_sim_destroy(struct mlx5sp_sim *sim)
+{
+	if (IS_ERR_OR_NULL(sim) || !sim_claim(sim))
+		return;
+	sim_destroy_claimed(sim);
+}
 EXPORT_SYMBOL_GPL(mlx5sp_sim_destroy);
+
+/*
+ * The RDMA side is done with the device (factory release) or its netdev
+ * is going away: destroy it outside the caller's context.
+ */
+static void sim_release_work(struct work_struct *work)
+{
+	struct mlx5sp_sim *sim = container_of(work, struct mlx5sp_sim,
+					      release_work);
+
+	mlx5sp_sim_destroy(sim);
+}
+
+/* rdma link add NAME type mlx5sp netdev DEV */
+static int sim_factory_newlink(const char *ibdev_name,
+			       struct net_device *netdev)
+{
+	struct mlx5sp_sim *sim;
+
+	sim = mlx5sp_sim_create_on(ibdev_name, NULL, netdev);
+	return PTR_ERR_OR_ZERO(sim);
+}
+
+/* The driver has torn the device down: it is detached already. */
+static void sim_factory_release(struct mlx5sp_model_dev *mdev)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+
+	sim->attached = false;
+	queue_work(sim_release_wq, &sim->release_work);
+}
+
+static const struct mlx5sp_model_factory sim_factory = {
+	.newlink = sim_factory_newlink,
+	.release = sim_factory_release,
+};
 
 /* debugfs "del": only devices that "add" created */
 int sim_destroy_by_name(const char *name)
@@ -352,15 +467,20 @@ int sim_destroy_by_name(const char *name)
 
 	mutex_lock(&sim_list_lock);
 	sim = sim_find_locked(name);
-	if (sim && !sim->from_debugfs)
+	if (sim && !sim->from_debugfs) {
 		sim = ERR_PTR(-EPERM);
+	} else if (sim) {
+		/* claimed under the lock: nobody frees it under us */
+		WRITE_ONCE(sim->destroying, true);
+		list_del_init(&sim->node);
+	}
 	mutex_unlock(&sim_list_lock);
 
 	if (!sim)
 		return -ENODEV;
 	if (IS_ERR(sim))
 		return PTR_ERR(sim);
-	mlx5sp_sim_destroy(sim);
+	sim_destroy_claimed(sim);
 	return 0;
 }
 
@@ -372,23 +492,50 @@ static void sim_destroy_all(void)
 		mutex_lock(&sim_list_lock);
 		sim = list_first_entry_or_null(&sim_list, struct mlx5sp_sim,
 					       node);
+		if (sim) {
+			WRITE_ONCE(sim->destroying, true);
+			list_del_init(&sim->node);
+		}
 		mutex_unlock(&sim_list_lock);
 		if (!sim)
 			break;
-		mlx5sp_sim_destroy(sim);
+		sim_destroy_claimed(sim);
 	}
 }
 
 static int __init mlx5sp_sim_init(void)
 {
-	return sim_debugfs_init();
+	int err;
+
+	sim_release_wq = alloc_workqueue("mlx5sp_sim_release", WQ_UNBOUND, 0);
+	if (!sim_release_wq)
+		return -ENOMEM;
+	err = sim_debugfs_init();
+	if (err)
+		goto err_destroy_wq;
+	err = mlx5sp_model_register_factory(&sim_factory);
+	if (err)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	sim_debugfs_ctl_exit();
+	sim_debugfs_exit();
+err_destroy_wq:
+	destroy_workqueue(sim_release_wq);
+	return err;
 }
 
 static void __exit mlx5sp_sim_exit(void)
 {
+	/* no newlink or release runs after this */
+	mlx5sp_model_unregister_factory(&sim_factory);
 	/* control files first: waits for an "add" in flight */
 	sim_debugfs_ctl_exit();
+	flush_workqueue(sim_release_wq);
 	sim_destroy_all();
+	/* a netdev that went away meanwhile */
+	destroy_workqueue(sim_release_wq);
 	sim_debugfs_exit();
 	ida_destroy(&sim_pdev_ida);
 }

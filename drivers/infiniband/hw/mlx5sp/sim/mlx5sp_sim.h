@@ -13,6 +13,7 @@
 
 struct mlx5sp_sim;
 struct mlx5sp_model_dev;
+struct net_device;
 
 #define MLX5SP_SIM_NAME_MAX	32
 
@@ -35,6 +36,8 @@ struct mlx5sp_sim_params {
 /* Status values below this are counted one by one in cmd_status[]. */
 #define MLX5SP_SIM_NR_STATUS	0x60
 #define MLX5SP_SIM_NR_DELIVERY	0x11
+/* Error CQE syndromes below this are counted one by one in cqe_errors[]. */
+#define MLX5SP_SIM_NR_CQE_SYND	0x40
 
 struct mlx5sp_sim_stats {
 	u64 cmds_executed;	/* delivered and completed, any status */
@@ -60,6 +63,20 @@ struct mlx5sp_sim_stats {
 	u64 events_dropped;	/* no EQ subscribed, or device FATAL */
 	u64 eq_doorbells_bad;	/* unknown EQ, wrong UAR, CI beyond PI */
 	u64 writes_ignored;	/* BAR writes with no meaning */
+	/* the data path */
+	u64 wqes_executed;	/* send WQEs executed (not flushed) */
+	u64 cqes_written;
+	u64 cq_overruns;	/* CQ full: CQ error raised */
+	u64 comp_eqes;		/* completion events */
+	u64 doorbell_polls;	/* engine passes over the doorbell records */
+	u64 kicks;		/* doorbells written through the BAR */
+	u64 engine_sleeps;
+	u64 rnr_naks;		/* sends that found no receive WQE */
+	u64 retries;		/* retransmissions: peer missing or not ready */
+	u64 wqes_flushed;	/* send and receive WQEs flushed */
+	u64 ud_dropped;		/* UD datagrams nobody took */
+	u64 bytes;		/* payload moved */
+	u64 cqe_errors[MLX5SP_SIM_NR_CQE_SYND];	/* error CQEs by syndrome */
 };
 
 void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p);
@@ -93,5 +110,14 @@ void mlx5sp_sim_stop_health_counter(struct mlx5sp_sim *sim, bool stop);
 int mlx5sp_sim_page_storm(struct mlx5sp_sim *sim, u32 events, s32 pages);
 void mlx5sp_sim_get_stats(struct mlx5sp_sim *sim,
 			  struct mlx5sp_sim_stats *st);
+
+/*
+ * Create a device on @netdev (may be NULL: no RoCE port netdev) and
+ * attach it, as `rdma link add` does through the factory. Returns
+ * ERR_PTR; mlx5sp_sim_destroy() detaches and frees it.
+ */
+struct mlx5sp_sim *mlx5sp_sim_create_on(const char *name,
+					const struct mlx5sp_sim_params *p,
+					struct net_device *netdev);
 
 #endif /* MLX5SP_SIM_H */

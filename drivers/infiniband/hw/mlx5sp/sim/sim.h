@@ -5,6 +5,14 @@
  * Lock order: sim_list_lock -> fw_lock -> eq_lock -> fault_lock/stats_lock.
  * eq_lock, reg_lock, fault_lock and stats_lock are taken with interrupts
  * off: BAR writes arrive in any context.
+ *
+ * The data path (engine.c, sq.c, rq.c, cqe.c) runs in each device's engine
+ * thread, under rcu_read_lock() for one WQE at a time, and takes
+ *   qp->sq_lock (the requester) -> peer qp->rq_lock (the responder, maybe
+ *   on another device) -> cq->lock -> eq_lock,
+ * never two locks of one kind. Commands take sq_lock and rq_lock of a QP to
+ * change its state; objects leave their xarray and wait for an RCU grace
+ * period before they are freed, so the engine never sees a freed object.
  */
 #ifndef MLX5SP_SIM_PRIV_H
 #define MLX5SP_SIM_PRIV_H
@@ -14,9 +22,13 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/mlx5/cq.h>
 #include <linux/mlx5/device.h>
 #include <linux/mlx5/mlx5_ifc.h>
+#include <linux/mlx5/qp.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -48,6 +60,19 @@
 #define SIM_HEALTH_PERIOD_MS	50
 #define SIM_SCRIBBLE_PER_CMD	8
 #define SIM_SCRIBBLE_BYTE	0x5b
+
+#define SIM_NUM_PORTS		1
+#define SIM_GID_TABLE_SIZE	256
+#define SIM_MAX_SGE		64	/* data segments a WQE may hold */
+#define SIM_LOG_MAX_WQ_SZ	15	/* log_max_qp_sz */
+#define SIM_LOG_MAX_CQ_SZ	22
+#define SIM_MAX_LOG_BUF_PAGE	18	/* log_page_size of QP/CQ buffers */
+#define SIM_GSI_QPN		1
+#define SIM_QPN_FIRST		0x40	/* below: special QPs */
+#define SIM_QPN_MAX		0xffffff
+#define SIM_QP1_QKEY		0x80010000
+#define SIM_UD_MTU		4096
+#define SIM_GRH_LEN		40
 
 enum sim_state {
 	SIM_STATE_RESET,	/* no command queue yet */
@@ -105,6 +130,207 @@ struct sim_eq {
 	bool armed;
 };
 
+/*
+ * Memory the driver hands over by a page list (CQ and QP buffers): the
+ * kernel address of each 4 KiB page, checked once at creation. Entries the
+ * model reads or writes (CQEs, WQE basic blocks) are 64-byte aligned, so
+ * none crosses a page.
+ */
+struct sim_buf {
+	void **pages;			/* kernel address of each 4 KiB page */
+	u32 npages;
+	u32 offset;			/* bytes before the data in pages[0] */
+	u64 size;			/* bytes of data */
+	u8 log_page_size;		/* PRM: 4 KiB << log_page_size */
+	u8 page_offset;			/* PRM quantum: page size / 64 */
+};
+
+static inline void *sim_buf_at(const struct sim_buf *b, u64 off)
+{
+	off += b->offset;
+	return b->pages[off >> 12] + (off & (SZ_4K - 1));
+}
+
+enum sim_mkey_access {
+	SIM_ACC_LR	= BIT(0),
+	SIM_ACC_LW	= BIT(1),
+	SIM_ACC_RR	= BIT(2),
+	SIM_ACC_RW	= BIT(3),
+	SIM_ACC_A	= BIT(4),
+};
+
+/* A memory key: immutable after CREATE_MKEY, freed after a grace period. */
+struct sim_mkey {
+	u32 index;
+	u16 uid;
+	u8 variant;			/* mkey_7_0 */
+	u8 access_mode;			/* MLX5_MKC_ACCESS_MODE_PA or _MTT */
+	u8 access;			/* SIM_ACC_* */
+	bool free;			/* created free: no access until UMR */
+	bool len64;
+	bool en_rinval;
+	u32 pd;
+	u32 qpn;			/* 0xffffff: any QP */
+	u64 start;
+	u64 len;
+	u8 page_shift;			/* MTT entity size */
+	u32 octwords;			/* translations_octword_size */
+	u32 nmtt;
+	u64 *mtt;			/* page addresses, 0: not present */
+	struct list_head dead;		/* out of the table, to be freed */
+};
+
+static inline u32 sim_mkey_key(const struct sim_mkey *mk)
+{
+	return mk->index << 8 | mk->variant;
+}
+
+enum sim_cq_arm {
+	SIM_CQ_DISARMED,
+	SIM_CQ_ARMED_ANY,
+	SIM_CQ_ARMED_SOL,
+};
+
+struct sim_cq {
+	struct mlx5sp_sim *sim;
+	u32 cqn;
+	u16 uid;
+	u8 log_size;
+	u32 nent;
+	u32 uar;
+	u64 dbr_addr;
+	__be32 *dbr;			/* [0] consumer counter, [1] arm */
+	struct sim_buf buf;
+	bool oi;			/* overrun ignore */
+	atomic_t users;			/* QPs using it */
+	struct list_head dead;		/* out of the table, to be freed */
+
+	spinlock_t lock;		/* protects everything below */
+	u32 eqn;
+	u16 cq_period;
+	u16 cq_max_count;
+	u32 pi;				/* producer counter (free running) */
+	u32 last_arm;			/* arm doorbell record last seen */
+	enum sim_cq_arm arm;
+	u32 arm_sn;
+	bool overrun;			/* stopped: CQ error raised */
+};
+
+/* Requester waits: RNR NAK timer or a retransmission timeout. */
+enum sim_sq_wait {
+	SIM_SQ_RUN,
+	SIM_SQ_WAIT_RNR,
+	SIM_SQ_WAIT_RETRY,
+};
+
+struct sim_qp {
+	struct mlx5sp_sim *sim;
+	u32 qpn;
+	u16 uid;
+	u8 st;				/* MLX5_QP_ST_RC, _UD, _QP1 */
+	u32 pd;
+	struct sim_cq *scq;		/* NULL without an SQ */
+	struct sim_cq *rcq;		/* NULL without an RQ */
+	struct sim_buf buf;		/* RQ first, SQ after */
+	u64 dbr_addr;
+	__be32 *dbr;			/* [MLX5_RCV_DBR], [MLX5_SND_DBR] */
+	u32 user_index;
+	u32 uar;
+	u32 sq_wqe_cnt;			/* basic blocks */
+	u32 sq_off;			/* byte offset of the SQ in buf */
+	u32 rq_wqe_cnt;
+	u8 rq_stride_shift;		/* log2 bytes of an RQ WQE */
+	u8 rq_type;
+	bool no_sq;
+	struct list_head dead;		/* out of the table, to be freed */
+
+	/*
+	 * The context as firmware keeps it, and its decoded view. Written by
+	 * commands holding sq_lock and rq_lock; read under either.
+	 */
+	u32 qpc[MLX5_ST_SZ_DW(qpc)];
+	u8 state;			/* MLX5_QP_STATE_* */
+	u8 port;			/* 1-based */
+	u8 sgid_index;
+	u8 rgid[16];
+	u32 remote_qpn;
+	u32 qkey;
+	u8 mtu;
+	u8 log_msg_max;
+	u8 min_rnr_nak;
+	u8 retry_count;
+	u8 rnr_retry;
+	u8 ack_timeout;
+	bool rre, rwe, rae;
+
+	spinlock_t sq_lock;		/* protects the requester below */
+	u16 sq_ci;			/* next basic block to execute */
+	enum sim_sq_wait wait;
+	u64 wait_until;			/* ktime ns */
+	u8 rnr_left;			/* RNR retries left, 7: infinite */
+	u8 retry_left;			/* transport retries left */
+	u32 rd_atomic_inflight;		/* READ/atomic not yet complete */
+	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
+	u32 peer_gen;			/* ... valid while the fabric is at it */
+
+	spinlock_t rq_lock;		/* protects the responder below */
+	u16 rq_ci;			/* next receive WQE */
+};
+
+struct sim_gid {
+	bool valid;
+	u8 gid[16];
+	u8 mac[ETH_ALEN];
+	bool vlan_valid;
+	u16 vlan_id;
+	u8 l3_type;			/* MLX5_ROCE_L3_TYPE_* */
+	u8 version;			/* MLX5_ROCE_VERSION_* */
+};
+
+struct sim_port {
+	struct sim_gid gids[SIM_GID_TABLE_SIZE];	/* under gid_lock */
+};
+
+/* One scatter/gather entry: memory behind a key, or WQE memory (inline). */
+struct sim_sge {
+	struct sim_mkey *mk;		/* NULL: kva is set */
+	void *kva;
+	u64 va;
+	u32 len;
+};
+
+struct sim_sgl {
+	u32 n;
+	u64 total;
+	struct sim_sge sge[SIM_MAX_SGE];
+};
+
+/* Data path counters, updated without locks. */
+struct sim_engine_stats {
+	atomic64_t wqes;
+	atomic64_t cqes;
+	atomic64_t cq_overruns;
+	atomic64_t eqes_comp;
+	atomic64_t polls;
+	atomic64_t kicks;
+	atomic64_t sleeps;
+	atomic64_t rnr_naks;
+	atomic64_t retries;
+	atomic64_t flushed;
+	atomic64_t ud_dropped;
+	atomic64_t bytes;
+	atomic64_t err_synd[MLX5SP_SIM_NR_CQE_SYND];
+};
+
+struct sim_engine {
+	struct task_struct *task;
+	atomic_t kicked;		/* a doorbell since the last pass */
+	u32 busy_passes;		/* working passes in a row */
+	u32 sleep_us;
+	struct sim_sgl lsgl;		/* scratch of the executing WQE */
+	struct sim_sgl rsgl;
+};
+
 struct sim_fault {
 	u16 fail_opcode;
 	u8 fail_status;
@@ -124,6 +350,7 @@ struct mlx5sp_sim {
 	int pdev_id;
 	bool attached;			/* set by attach, read by destroy */
 	bool from_debugfs;		/* created by "add": "del" may destroy */
+	bool destroying;		/* claimed by a destroyer; sim_list_lock */
 	struct dentry *dbg;
 
 	/* BAR image of the init segment (big-endian words) */
@@ -135,6 +362,7 @@ struct mlx5sp_sim {
 
 	atomic_long_t db_pending;	/* slots rung, not yet picked up */
 	atomic_t stopping;		/* destroy in progress: queue no work */
+
 	atomic_t fatal;			/* health syndrome set */
 	atomic_t health_stopped;	/* counter frozen by a test */
 	struct workqueue_struct *wq;
@@ -161,6 +389,27 @@ struct mlx5sp_sim {
 
 	spinlock_t eq_lock;		/* protects eqs[], each EQ's ci/pi/armed */
 	struct sim_eq *eqs[SIM_MAX_EQS];
+
+	struct xarray uar_pages;	/* UAR index -> struct page, RCU */
+	struct xarray tds;		/* transport domains */
+	struct xarray mkeys;		/* index -> sim_mkey, RCU */
+	struct xarray cqs;		/* cqn -> sim_cq, RCU */
+	struct xarray qps;		/* qpn -> sim_qp, RCU */
+	u32 next_mkey;			/* cyclic allocation hints */
+	u32 next_cqn;
+	u32 next_qpn;
+
+	/* RoCE: the port's netdev (held) and GID table */
+	netdevice_tracker netdev_tracker;
+	struct notifier_block netdev_nb;
+	bool netdev_nb_registered;
+	spinlock_t gid_lock;		/* protects ports[].gids */
+	struct sim_port ports[SIM_NUM_PORTS];
+	struct list_head fabric_node;	/* in the fabric, RCU */
+	struct work_struct release_work; /* factory release */
+
+	struct sim_engine engine;	/* owned by the engine thread */
+	struct sim_engine_stats estats;
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
@@ -199,6 +448,12 @@ static inline bool sim_is_fatal(struct mlx5sp_sim *sim)
 	return atomic_read(&sim->fatal);
 }
 
+/* Dead or hung firmware: the engine does no more DMA. */
+static inline bool sim_engine_halted(struct mlx5sp_sim *sim)
+{
+	return sim_is_fatal(sim) || atomic_read(&sim->health_stopped);
+}
+
 #define sim_stat_add(sim, field, n) do {				\
 	struct mlx5sp_sim *__s = (sim);					\
 	unsigned long __flags;						\
@@ -216,11 +471,16 @@ static inline bool sim_is_fatal(struct mlx5sp_sim *sim)
 	pr_debug("%s: " fmt, (sim)->name, ##__VA_ARGS__)
 
 /* main.c */
+extern struct workqueue_struct *sim_release_wq;
 void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align);
+int sim_factory_register(void);
+void sim_factory_unregister(void);
 
 /* bar.c */
 u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset);
 void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
+void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
+struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index);
 void sim_bar_init(struct mlx5sp_sim *sim);
 void sim_health_work(struct work_struct *work);
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd);
@@ -242,6 +502,7 @@ int sim_cmd_alloc_uar(struct sim_cmd *c);
 int sim_cmd_dealloc_uar(struct sim_cmd *c);
 int sim_cmd_alloc_pd(struct sim_cmd *c);
 int sim_cmd_dealloc_pd(struct sim_cmd *c);
+bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd);
 bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar);
 void sim_release_objects(struct mlx5sp_sim *sim);
 
@@ -261,6 +522,166 @@ void sim_eq_doorbell(struct mlx5sp_sim *sim, u32 uar, u32 val, bool arm);
 bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 		 const union ev_data *data);
 bool sim_eq_subscribed(struct mlx5sp_sim *sim, u8 type);
+bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn);
+bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
+		    const union ev_data *data);
+void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn);
+
+/* buf.c: page lists of CQ and QP buffers */
+int sim_buf_init(struct sim_cmd *c, struct sim_buf *b, const __be64 *pas,
+		 u32 max_pas, u8 log_page_size, u8 page_offset, u64 size);
+void sim_buf_free(struct sim_buf *b);
+void *sim_dbr_ptr(struct mlx5sp_sim *sim, u64 addr);
+
+/* mkey.c */
+int sim_cmd_create_mkey(struct sim_cmd *c);
+int sim_cmd_destroy_mkey(struct sim_cmd *c);
+int sim_cmd_query_mkey(struct sim_cmd *c);
+void sim_mkey_destroy_all(struct mlx5sp_sim *sim);
+struct sim_mkey *sim_mkey_lookup(struct mlx5sp_sim *sim, u32 key);
+u8 sim_mkey_check(const struct sim_mkey *mk, u32 pd, u32 qpn, u64 va,
+		  u64 len, u8 access);
+void *sim_mkey_map(struct mlx5sp_sim *sim, const struct sim_mkey *mk,
+		   u64 va, u32 *len);
+u64 sim_mkey_mtt_pa(const struct sim_mkey *mk, u64 va, u64 *avail);
+
+/* cq.c */
+int sim_cmd_create_cq(struct sim_cmd *c);
+int sim_cmd_destroy_cq(struct sim_cmd *c);
+int sim_cmd_query_cq(struct sim_cmd *c);
+int sim_cmd_modify_cq(struct sim_cmd *c);
+void sim_cq_destroy_all(struct mlx5sp_sim *sim);
+struct sim_cq *sim_cq_get(struct mlx5sp_sim *sim, u32 cqn);
+void sim_cq_put(struct sim_cq *cq);
+bool sim_cq_poll_arm(struct sim_cq *cq);
+
+/* cqe.c */
+struct sim_cqe_info {
+	u8 opcode;			/* MLX5_CQE_* */
+	u8 syndrome;			/* error CQEs */
+	u8 wqe_opcode;			/* requester: MLX5_OPCODE_* */
+	u16 wqe_counter;
+	u32 qpn;
+	u32 user_index;
+	u32 byte_cnt;
+	__be32 imm;			/* immediate, inval rkey or pkey */
+	u32 flags_rqpn;
+	bool solicited;
+};
+
+bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci);
+void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
+		    u32 index, u8 log_size);
+void sim_cq_arm(struct sim_cq *cq, u32 arm);
+
+/* qp.c */
+int sim_cmd_create_qp(struct sim_cmd *c);
+int sim_cmd_destroy_qp(struct sim_cmd *c);
+int sim_cmd_query_qp(struct sim_cmd *c);
+int sim_cmd_modify_qp(struct sim_cmd *c);
+void sim_qp_destroy_all(struct mlx5sp_sim *sim);
+int sim_qp_transition(u16 opcode, u8 cur, u8 *next);
+struct sim_qp *sim_qp_lookup(struct mlx5sp_sim *sim, u32 qpn);
+void sim_qp_set_error(struct sim_qp *qp);
+
+/* sq.c: the requester */
+bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
+bool sim_sq_flush(struct sim_qp *qp);
+
+/* rq.c: the responder */
+enum sim_resp {
+	SIM_RESP_OK,
+	SIM_RESP_RNR,			/* no receive WQE */
+	SIM_RESP_NOT_READY,		/* peer missing or not receiving */
+	SIM_RESP_ERR,			/* NAK: syndrome for the requester */
+};
+
+struct sim_resp_req {
+	struct mlx5sp_sim *req_sim;	/* the requester's device */
+	u8 wqe_opcode;			/* MLX5_OPCODE_* */
+	u32 src_qpn;
+	__be32 imm;
+	bool solicited;
+	struct sim_sgl *src;		/* requester's data (send/write) */
+	struct sim_sgl *dst;		/* requester's buffer (read/atomic) */
+	u64 raddr;
+	u32 rkey;
+	u32 len;
+	u64 swap_add;
+	u64 compare;
+	/* UD */
+	u32 qkey;
+	const struct sim_gid *sgid;
+	const u8 *dgid;
+	u8 hop_limit;
+	u8 tclass;
+	u8 syndrome;			/* out: SIM_RESP_ERR */
+};
+
+int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
+		   struct sim_resp_req *r);
+int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r);
+bool sim_rq_flush(struct sim_qp *qp);
+
+/* sgl.c: scatter/gather lists and moving data between them */
+struct sim_cur {
+	const struct sim_sge *sge;
+	u32 n;
+	u32 i;
+	u64 off;
+};
+
+static inline void sim_cur_init(struct sim_cur *c, const struct sim_sge *sge,
+				u32 n)
+{
+	c->sge = sge;
+	c->n = n;
+	c->i = 0;
+	c->off = 0;
+}
+
+static inline void sim_sgl_reset(struct sim_sgl *sgl)
+{
+	sgl->n = 0;
+	sgl->total = 0;
+}
+
+u8 sim_sgl_add_key(struct mlx5sp_sim *sim, struct sim_sgl *sgl, u32 key,
+		   u64 va, u32 len, u32 pd, u32 qpn, u8 access);
+int sim_sgl_add_kva(struct sim_sgl *sgl, void *kva, u32 len);
+int sim_cur_copy(struct mlx5sp_sim *dsim, struct sim_cur *d,
+		 struct mlx5sp_sim *ssim, struct sim_cur *s, u64 len);
+int sim_cur_write(struct mlx5sp_sim *sim, struct sim_cur *d, const void *buf,
+		  u32 len);
+
+/* fabric.c */
+void sim_fabric_add(struct mlx5sp_sim *sim);
+void sim_fabric_del(struct mlx5sp_sim *sim);
+void sim_fabric_changed(void);
+u32 sim_fabric_gen(void);
+struct mlx5sp_sim *sim_fabric_find_gid(const u8 *gid,
+				       struct mlx5sp_sim *prefer);
+bool sim_gid_get(struct mlx5sp_sim *sim, u8 port, u8 index,
+		 struct sim_gid *out);
+
+/* roce.c: GID table, vports, transport domains, port events */
+int sim_cmd_set_roce_address(struct sim_cmd *c);
+int sim_cmd_query_roce_address(struct sim_cmd *c);
+int sim_cmd_query_vport_state(struct sim_cmd *c);
+int sim_cmd_query_nic_vport_context(struct sim_cmd *c);
+int sim_cmd_alloc_transport_domain(struct sim_cmd *c);
+int sim_cmd_dealloc_transport_domain(struct sim_cmd *c);
+void sim_roce_reset(struct mlx5sp_sim *sim);
+int sim_netdev_watch(struct mlx5sp_sim *sim);
+void sim_netdev_unwatch(struct mlx5sp_sim *sim);
+bool sim_port_active(struct mlx5sp_sim *sim);
+
+/* engine.c */
+int sim_engine_start(struct mlx5sp_sim *sim);
+void sim_engine_stop(struct mlx5sp_sim *sim);
+void sim_engine_kick(struct mlx5sp_sim *sim);
+void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
 
 /* pages.c */
 int sim_cmd_query_pages(struct sim_cmd *c);
@@ -283,7 +704,7 @@ void sim_debugfs_del(struct mlx5sp_sim *sim);
 /* main.c: the device list, for debugfs control */
 struct mlx5sp_sim *sim_create(const char *name,
 			      const struct mlx5sp_sim_params *p,
-			      bool from_debugfs);
+			      bool from_debugfs, struct net_device *netdev);
 int sim_destroy_by_name(const char *name);
 
 #endif /* MLX5SP_SIM_PRIV_H */

@@ -5,7 +5,9 @@
  * syndrome with the status; this table says what it means.
  *
  * 0x5b<area><nn>: area 01 generic, 02 HCA life cycle, 03 ISSI, 04 pages,
- * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 0f model-internal.
+ * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 09 MKEY, 0a CQ, 0b QP,
+ * 0c RoCE addresses and vports, 0d transport domains, 0e DMA buffers,
+ * 0f model-internal.
  */
 #ifndef MLX5SP_SIM_SYNDROMES_H
 #define MLX5SP_SIM_SYNDROMES_H
@@ -94,6 +96,110 @@ enum mlx5sp_sim_syndrome {
 	MLX5SP_SIM_SYND_PD_EXHAUSTED = 0x5b080001,
 	/* PD does not exist */
 	MLX5SP_SIM_SYND_PD_NOT_FOUND = 0x5b080002,
+
+	/* no free MKEY index */
+	MLX5SP_SIM_SYND_MKEY_EXHAUSTED = 0x5b090001,
+	/* MKEY index does not exist */
+	MLX5SP_SIM_SYND_MKEY_NOT_FOUND = 0x5b090002,
+	/* access mode not supported (PA and MTT only) */
+	MLX5SP_SIM_SYND_MKEY_BAD_ACCESS_MODE = 0x5b090003,
+	/* MKEY pd does not exist */
+	MLX5SP_SIM_SYND_MKEY_BAD_PD = 0x5b090004,
+	/* MTT log_page_size below 12 or above 30 */
+	MLX5SP_SIM_SYND_MKEY_BAD_LOG_PAGE_SIZE = 0x5b090005,
+	/* translations do not cover start_addr + len */
+	MLX5SP_SIM_SYND_MKEY_TOO_FEW_MTTS = 0x5b090006,
+	/* klm_pas_mtt[] beyond inlen */
+	MLX5SP_SIM_SYND_MKEY_MTT_INLEN = 0x5b090007,
+	/* MTT entry not usable memory */
+	MLX5SP_SIM_SYND_MKEY_BAD_MTT = 0x5b090008,
+	/* start_addr + len overflows */
+	MLX5SP_SIM_SYND_MKEY_BAD_RANGE = 0x5b090009,
+	/* free, umr_en, bsf_en or crossing: not supported yet */
+	MLX5SP_SIM_SYND_MKEY_UNSUPPORTED = 0x5b09000b,
+
+	/* no free CQ number */
+	MLX5SP_SIM_SYND_CQ_EXHAUSTED = 0x5b0a0001,
+	/* CQ number does not exist */
+	MLX5SP_SIM_SYND_CQ_NOT_FOUND = 0x5b0a0002,
+	/* cqe_sz not 64 bytes */
+	MLX5SP_SIM_SYND_CQ_BAD_CQE_SIZE = 0x5b0a0003,
+	/* log_cq_size above log_max_cq_sz */
+	MLX5SP_SIM_SYND_CQ_BAD_LOG_SIZE = 0x5b0a0004,
+	/* c_eqn is not an EQ */
+	MLX5SP_SIM_SYND_CQ_BAD_EQN = 0x5b0a0005,
+	/* CQ uar_page not allocated */
+	MLX5SP_SIM_SYND_CQ_BAD_UAR = 0x5b0a0006,
+	/* CQ dbr_addr not usable memory */
+	MLX5SP_SIM_SYND_CQ_BAD_DBR = 0x5b0a0007,
+	/* CQ still used by a QP */
+	MLX5SP_SIM_SYND_CQ_IN_USE = 0x5b0a0008,
+	/* MODIFY_CQ op_mod or field_select not supported */
+	MLX5SP_SIM_SYND_CQ_BAD_MODIFY = 0x5b0a0009,
+	/* CQE compression, oi, cc, apu: not supported */
+	MLX5SP_SIM_SYND_CQ_UNSUPPORTED = 0x5b0a000a,
+	/* resize below the CQEs outstanding */
+	MLX5SP_SIM_SYND_CQ_RESIZE_TOO_SMALL = 0x5b0a000b,
+
+	/* no free QP number */
+	MLX5SP_SIM_SYND_QP_EXHAUSTED = 0x5b0b0001,
+	/* QP number does not exist */
+	MLX5SP_SIM_SYND_QP_NOT_FOUND = 0x5b0b0002,
+	/* st not RC, UD or QP1 */
+	MLX5SP_SIM_SYND_QP_BAD_ST = 0x5b0b0003,
+	/* QP pd does not exist */
+	MLX5SP_SIM_SYND_QP_BAD_PD = 0x5b0b0004,
+	/* cqn_snd or cqn_rcv does not exist */
+	MLX5SP_SIM_SYND_QP_BAD_CQN = 0x5b0b0005,
+	/* log_sq_size / log_rq_size / log_rq_stride out of range */
+	MLX5SP_SIM_SYND_QP_BAD_WQ_SIZE = 0x5b0b0006,
+	/* rq_type not supported (SRQ, cyclic RQ only) */
+	MLX5SP_SIM_SYND_QP_BAD_RQ_TYPE = 0x5b0b0007,
+	/* QP uar_page not allocated */
+	MLX5SP_SIM_SYND_QP_BAD_UAR = 0x5b0b0008,
+	/* QP dbr_addr not usable memory */
+	MLX5SP_SIM_SYND_QP_BAD_DBR = 0x5b0b0009,
+	/* illegal transition from the QP's state */
+	MLX5SP_SIM_SYND_QP_BAD_STATE = 0x5b0b000a,
+	/* QP state in the QPC is not RST at creation */
+	MLX5SP_SIM_SYND_QP_BAD_INIT_STATE = 0x5b0b000b,
+	/* the device's GSI QP exists already */
+	MLX5SP_SIM_SYND_QP_GSI_EXISTS = 0x5b0b000c,
+	/* vhca_port_num not a port of the device */
+	MLX5SP_SIM_SYND_QP_BAD_PORT = 0x5b0b000d,
+	/* src_addr_index not a valid GID of the port */
+	MLX5SP_SIM_SYND_QP_BAD_GID_INDEX = 0x5b0b000e,
+	/* mtu not 256..4096 */
+	MLX5SP_SIM_SYND_QP_BAD_MTU = 0x5b0b000f,
+	/* qpc_ext, input_qpn, umem or ece: not supported */
+	MLX5SP_SIM_SYND_QP_UNSUPPORTED = 0x5b0b0010,
+	/* pkey_index beyond the table */
+	MLX5SP_SIM_SYND_QP_BAD_PKEY_INDEX = 0x5b0b0011,
+
+	/* roce_address_index beyond the GID table */
+	MLX5SP_SIM_SYND_ROCE_BAD_INDEX = 0x5b0c0001,
+	/* vhca_port_num not a port of the device */
+	MLX5SP_SIM_SYND_ROCE_BAD_PORT = 0x5b0c0002,
+	/* roce_version / roce_l3_type not supported */
+	MLX5SP_SIM_SYND_ROCE_BAD_TYPE = 0x5b0c0003,
+	/* other_vport / vport_number not 0 */
+	MLX5SP_SIM_SYND_VPORT_OTHER = 0x5b0c0004,
+	/* RoCE disabled (missing_caps) */
+	MLX5SP_SIM_SYND_ROCE_DISABLED = 0x5b0c0005,
+
+	/* no free transport domain */
+	MLX5SP_SIM_SYND_TD_EXHAUSTED = 0x5b0d0001,
+	/* transport domain does not exist */
+	MLX5SP_SIM_SYND_TD_NOT_FOUND = 0x5b0d0002,
+
+	/* pas[] do not fit in inlen */
+	MLX5SP_SIM_SYND_BUF_PAS_INLEN = 0x5b0e0001,
+	/* pas[] entry misaligned or not usable memory */
+	MLX5SP_SIM_SYND_BUF_BAD_PA = 0x5b0e0002,
+	/* log_page_size above 18 */
+	MLX5SP_SIM_SYND_BUF_BAD_LOG_PAGE_SIZE = 0x5b0e0003,
+	/* page_offset not 64-byte quantum of the page */
+	MLX5SP_SIM_SYND_BUF_BAD_PAGE_OFFSET = 0x5b0e0004,
 
 	/* model out of memory */
 	MLX5SP_SIM_SYND_NO_MEMORY = 0x5b0f0001,

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion queues: CREATE_CQ over a user buffer (mlx5_ib_create_cq
+ * udata) or a kernel one, 64-byte CQEs, arming through the doorbell record
+ * and the UAR's CQ doorbell, and for kernel CQs the CQE parser behind
+ * poll_cq. Completion events reach the CQ's handler in interrupt context.
+ */
+#include <linux/slab.h>
+
+#include "ib.h"
+
+#define CQ_ARM_DB	1	/* dbrec[1]: arm; dbrec[0]: consumer index */
+
+static void cq_comp(struct mlx5sp_core_cq *mcq)
+{
+	struct mlx5sp_cq *cq = container_of(mcq, struct mlx5sp_cq, mcq);
+
+	/* The arm sequence number moves with each event, as on the card. */
+	cq->arm_sn++;
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void cq_event(struct mlx5sp_core_cq *mcq, u8 type)
+{
+	struct mlx5sp_cq *cq = container_of(mcq, struct mlx5sp_cq, mcq);
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.event = IB_EVENT_CQ_ERR,
+		.element.cq = &cq->ibcq,
+	};
+
+	if (type != MLX5_EVENT_TYPE_CQ_ERROR)
+		return;
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+static struct mlx5_cqe64 *get_cqe(struct mlx5sp_cq *cq, u32 n)
+{
+	return cq->buf.buf + (n & (cq->nent - 1)) * MLX5SP_CQE_SIZE;
+}
+
+/* A CQE software owns: valid opcode, owner bit of the current pass. */
+static struct mlx5_cqe64 *get_sw_cqe(struct mlx5sp_cq *cq, u32 n)
+{
+	struct mlx5_cqe64 *cqe = get_cqe(cq, n);
+
+	if ((cqe->op_own >> 4) == MLX5_CQE_INVALID ||
+	    ((cqe->op_own & MLX5_CQE_OWNER_MASK) ^ !!(n & cq->nent)))
+		return NULL;
+	return cqe;
+}
+
+static void init_kernel_cqes(struct mlx5sp_cq *cq)
+{
+	u32 i;
+
+	for (i = 0; i < cq->nent; i++)
+		get_cqe(cq, i)->op_own = MLX5_CQE_INVALID << 4;
+}
+
+static int create_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			  struct ib_udata *udata, size_t *npages,
+			  u32 *page_offset)
+{
+	struct mlx5sp_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
+	struct mlx5_ib_create_cq ucmd = {};
+	size_t ucmdlen;
+	int err;
+
+	ucmdlen = min_t(size_t, udata->inlen, sizeof(ucmd));
+	if (ucmdlen < offsetof(struct mlx5_ib_create_cq, flags))
+		return -EINVAL;
+	if (udata->inlen > sizeof(ucmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(ucmd), udata->inlen - sizeof(ucmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&ucmd, udata, ucmdlen);
+	if (err)
+		return err;
+	if (ucmd.flags & ~MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
+		return -EOPNOTSUPP;
+	if (ucmd.cqe_size != MLX5SP_CQE_SIZE || ucmd.cqe_comp_en ||
+	    ucmd.cqe_comp_res_format || ucmd.reserved0 || ucmd.reserved1)
+		return -EOPNOTSUPP;
+	/* The CQ doorbell must be on a UAR this context owns. */
+	if (!(ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX) ||
+	    !mlx5sp_uctx_owns_uar(uctx, ucmd.uar_page_index))
+		return -EINVAL;
+	cq->uar_index = ucmd.uar_page_index;
+
+	cq->umem = ib_umem_get(&dev->ib, ucmd.buf_addr,
+			       (size_t)cq->nent * MLX5SP_CQE_SIZE,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	err = mlx5sp_umem_page(cq->umem, ucmd.buf_addr, page_offset, npages);
+	if (err)
+		goto err_release;
+	err = mlx5sp_db_map_user(uctx, ucmd.db_addr, &cq->db);
+	if (err)
+		goto err_release;
+	cq->user = true;
+	return 0;
+
+err_release:
+	ib_umem_release(cq->umem);
+	cq->umem = NULL;
+	return err;
+}
+
+static void destroy_user_cq(struct mlx5sp_cq *cq, struct ib_udata *udata)
+{
+	struct mlx5sp_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
+
+	mlx5sp_db_unmap_user(uctx, &cq->db);
+	ib_umem_release(cq->umem);
+}
+
+static int create_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			    size_t *npages)
+{
+	int err;
+
+	err = mlx5sp_db_alloc(dev, &cq->db);
+	if (err)
+		return err;
+	err = mlx5sp_buf_alloc(dev, (size_t)cq->nent * MLX5SP_CQE_SIZE, &cq->buf);
+	if (err)
+		goto err_free_db;
+	init_kernel_cqes(cq);
+	cq->uar_index = dev->mdev->uar_index;
+	*npages = mlx5sp_buf_npages(&cq->buf);
+	return 0;
+
+err_free_db:
+	mlx5sp_db_free(dev, &cq->db);
+	return err;
+}
+
+static void destroy_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq)
+{
+	mlx5sp_buf_free(dev, &cq->buf);
+	mlx5sp_db_free(dev, &cq->db);
+}
+
+static int destroy_cq_cmd(struct mlx5sp_ib_dev *dev, u32 cqn)
+{
+	u32 in[MLX5_ST_SZ_DW(destroy_cq_in)] = {};
+
+	MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+	MLX5_SET(destroy_cq_in, in, cqn, cqn);
+	return mlx5sp_cmd_exec_in(dev->mdev, destroy_cq, in);
+}
+
+static int create_cq_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			 size_t npages, u32 page_offset, u32 eqn)
+{
+	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	__be64 *pas;
+	void *cqc;
+	int inlen;
+	u32 *in;
+	int err;
+
+	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + npages * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	pas = (__be64 *)MLX5_ADDR_OF(create_cq_in, in, pas);
+	if (cq->user)
+		mlx5sp_fill_pas_umem(cq->umem, MLX5_ADAPTER_PAGE_SIZE, pas, 0);
+	else
+		mlx5sp_fill_pas_contig(cq->buf.dma, npages, pas);
+	MLX5_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, CQE_STRIDE_64);
+	MLX5_SET(cqc, cqc, log_cq_size, ilog2(cq->nent));
+	MLX5_SET(cqc, cqc, uar_page, cq->uar_index);
+	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
+	MLX5_SET(cqc, cqc, log_page_size, 0);	/* 4 KiB, relative to 4 KiB */
+	MLX5_SET(cqc, cqc, page_offset, page_offset);
+	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
+	err = mlx5sp_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	if (err)
+		return err;
+	cq->mcq.cqn = MLX5_GET(create_cq_out, out, cqn);
+	return 0;
+}
+
+int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
+	struct mlx5sp_cq *cq = to_cq(ibcq);
+	u32 page_offset = 0;
+	size_t npages;
+	u32 eqn;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe <= 0 ||
+	    attr->cqe >= (1 << MLX5SP_CAP_GEN(dev, log_max_cq_sz)))
+		return -EINVAL;
+	err = mlx5sp_comp_eqn(dev->mdev, attr->comp_vector, &eqn);
+	if (err)
+		return err;
+	cq->nent = roundup_pow_of_two(attr->cqe + 1);
+	cq->ibcq.cqe = cq->nent - 1;
+	spin_lock_init(&cq->lock);
+	cq->mcq.comp = cq_comp;
+	cq->mcq.event = cq_event;
+	cq->mcq.eq_vector = attr->comp_vector;
+
+	if (udata)
+		err = create_user_cq(dev, cq, udata, &npages, &page_offset);
+	else
+		err = create_kernel_cq(dev, cq, &npages);
+	if (err)
+		return err;
+	err = create_cq_cmd(dev, cq, npages, page_offset, eqn);
+	if (err)
+		goto err_free_buffers;
+	err = mlx5sp_core_cq_insert(dev->mdev, &cq->mcq);
+	if (err)
+		goto err_destroy_cq;
+	if (udata) {
+		struct mlx5_ib_create_cq_resp resp = { .cqn = cq->mcq.cqn };
+
+		err = ib_copy_to_udata(udata, &resp, min_t(size_t, udata->outlen,
+							   sizeof(resp)));
+		if (err)
+			goto err_remove;
+	}
+	return 0;
+
+err_remove:
+	mlx5sp_core_cq_remove(dev->mdev, &cq->mcq);
+err_destroy_cq:
+	destroy_cq_cmd(dev, cq->mcq.cqn);
+err_free_buffers:
+	if (udata)
+		destroy_user_cq(cq, udata);
+	else
+		destroy_kernel_cq(dev, cq);
+	return err;
+}
+
+int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
+	struct mlx5sp_cq *cq = to_cq(ibcq);
+	int err;
+
+	err = destroy_cq_cmd(dev, cq->mcq.cqn);
+	if (err && !mlx5sp_dev_dead(dev->mdev))
+		return err;
+	/* Firmware writes no more EQEs for it; wait out handlers running. */
+	mlx5sp_core_cq_remove(dev->mdev, &cq->mcq);
+	if (cq->user)
+		destroy_user_cq(cq, udata);
+	else
+		destroy_kernel_cq(dev, cq);
+	return 0;
+}
+
+/* The model has no MODIFY_CQ resize; libmlx5 sees EOPNOTSUPP. */
+int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+enum ib_wc_status mlx5sp_syndrome_to_status(u8 syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+		return IB_WC_LOC_LEN_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+		return IB_WC_LOC_QP_OP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+		return IB_WC_LOC_PROT_ERR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+		return IB_WC_WR_FLUSH_ERR;
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR:
+		return IB_WC_MW_BIND_ERR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+		return IB_WC_BAD_RESP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+		return IB_WC_LOC_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:
+		return IB_WC_REM_INV_REQ_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+		return IB_WC_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR:
+		return IB_WC_REM_ABORT_ERR;
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+EXPORT_SYMBOL_GPL(mlx5sp_syndrome_to_status);
+
+static void parse_req(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
+{
+	switch (be32_to_cpu(cqe->sop_drop_qpn) >> 24) {
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		fallthrough;
+	case MLX5_OPCODE_RDMA_WRITE:
+		wc->opcode = IB_WC_RDMA_WRITE;
+		break;
+	case MLX5_OPCODE_SEND_IMM:
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		fallthrough;
+	case MLX5_OPCODE_NOP:
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_INVAL:
+		wc->opcode = IB_WC_SEND;
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		wc->opcode = IB_WC_RDMA_READ;
+		wc->byte_len = be32_to_cpu(cqe->byte_cnt);
+		break;
+	case MLX5_OPCODE_ATOMIC_CS:
+		wc->opcode = IB_WC_COMP_SWAP;
+		wc->byte_len = 8;
+		break;
+	case MLX5_OPCODE_ATOMIC_FA:
+		wc->opcode = IB_WC_FETCH_ADD;
+		wc->byte_len = 8;
+		break;
+	default:
+		wc->opcode = IB_WC_SEND;
+		break;
+	}
+}
+
+static void parse_resp(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
+{
+	u32 flags_rqpn = be32_to_cpu(cqe->flags_rqpn);
+	u8 vlan_present;
+
+	wc->byte_len = be32_to_cpu(cqe->byte_cnt);
+	switch (cqe->op_own >> 4) {
+	case MLX5_CQE_RESP_WR_IMM:
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc->wc_flags = IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->immediate;
+		break;
+	case MLX5_CQE_RESP_SEND:
+		wc->opcode = IB_WC_RECV;
+		break;
+	case MLX5_CQE_RESP_SEND_IMM:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags = IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->immediate;
+		break;
+	case MLX5_CQE_RESP_SEND_INV:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags = IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = be32_to_cpu(cqe->inval_rkey);
+		break;
+	}
+	wc->src_qp = flags_rqpn & 0xffffff;
+	wc->dlid_path_bits = cqe->ml_path;
+	if ((flags_rqpn >> 28) & 3)
+		wc->wc_flags |= IB_WC_GRH;
+	wc->pkey_index = 0;
+	wc->sl = 0;
+	vlan_present = cqe->l4_l3_hdr_type & 0x1;
+	if (vlan_present) {
+		wc->vlan_id = be16_to_cpu(cqe->vlan_info) & 0xfff;
+		wc->sl = (be16_to_cpu(cqe->vlan_info) >> 13) & 0x7;
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+	}
+	switch ((flags_rqpn >> 24) & 0x3) {
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_GRH:
+		wc->network_hdr_type = RDMA_NETWORK_ROCE_V1;
+		break;
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6:
+		wc->network_hdr_type = RDMA_NETWORK_IPV6;
+		break;
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV4:
+		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+		break;
+	}
+	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+}
+
+/**
+ * mlx5sp_parse_cqe - what a CQE says, minus the WR it completes
+ * @cqe: a CQE software owns
+ * @wc: filled: status, opcode, flags, lengths, addressing; wr_id and qp
+ *	are the caller's (they come from the QP's work queue)
+ */
+void mlx5sp_parse_cqe(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
+{
+	u8 opcode = cqe->op_own >> 4;
+
+	memset(wc, 0, sizeof(*wc));
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+		wc->status = IB_WC_SUCCESS;
+		parse_req(cqe, wc);
+		break;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+		wc->status = IB_WC_SUCCESS;
+		parse_resp(cqe, wc);
+		break;
+	case MLX5_CQE_REQ_ERR:
+	case MLX5_CQE_RESP_ERR: {
+		const struct mlx5_err_cqe *err = (const void *)cqe;
+
+		wc->status = mlx5sp_syndrome_to_status(err->syndrome);
+		wc->vendor_err = err->vendor_err_synd;
+		break;
+	}
+	default:
+		/* Signature errors and the like are not ours yet. */
+		wc->status = IB_WC_GENERAL_ERR;
+		break;
+	}
+}
+EXPORT_SYMBOL_GPL(mlx5sp_parse_cqe);
+
+static bool cqe_is_req(u8 opcode)
+{
+	return opcode == MLX5_CQE_REQ || opcode == MLX5_CQE_REQ_ERR;
+}
+
+/* The QP a CQE of a kernel CQ belongs to; NULL for one destroyed since. */
+static struct mlx5sp_qp *cqe_qp(struct mlx5sp_ib_dev *dev,
+				const struct mlx5_cqe64 *cqe)
+{
+	u32 qpn = be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff;
+	struct mlx5sp_core_qp *mqp;
+
+	mqp = xa_load(&dev->mdev->qp_table, qpn);
+	return mqp ? container_of(mqp, struct mlx5sp_qp, mqp) : NULL;
+}
+
+static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+		     struct ib_wc *wc)
+{
+	struct mlx5_cqe64 *cqe;
+	struct mlx5sp_qp *qp;
+	struct mlx5sp_wq *wq;
+	u8 opcode;
+	u16 idx;
+
+	for (;;) {
+		cqe = get_sw_cqe(cq, cq->cons_index);
+		if (!cqe)
+			return false;
+		/* Read the CQE only after its owner bit said it is ours. */
+		dma_rmb();
+		cq->cons_index++;
+		qp = cqe_qp(dev, cqe);
+		if (qp && !qp->user)
+			break;
+		ibdev_err_rl(dev, "CQ 0x%x: CQE for unknown QP 0x%x dropped\n",
+			     cq->mcq.cqn, be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff);
+	}
+	mlx5sp_parse_cqe(cqe, wc);
+	wc->qp = &qp->ibqp;
+	opcode = cqe->op_own >> 4;
+	if (cqe_is_req(opcode)) {
+		wq = &qp->sq;
+		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
+		wc->wr_id = wq->wrid[idx];
+		WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+	} else {
+		wq = &qp->rq;
+		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
+		WRITE_ONCE(wq->tail, wq->tail + 1);
+	}
+	return true;
+}
+
+int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
+	struct mlx5sp_cq *cq = to_cq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	if (cq->user)
+		return -EINVAL;
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && poll_one(dev, cq, &wc[n]))
+		n++;
+	if (n)
+		cq->db.db[0] = cpu_to_be32(cq->cons_index & 0xffffff);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
+	struct mlx5sp_cq *cq = to_cq(ibcq);
+	u32 cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+		  MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
+	unsigned long irqflags;
+	__be32 db[2];
+	u32 sn, ci;
+	u64 val;
+	int ret = 0;
+
+	if (cq->user)
+		return -EINVAL;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	sn = cq->arm_sn & 3;
+	ci = cq->cons_index & 0xffffff;
+	cq->db.db[CQ_ARM_DB] = cpu_to_be32(sn << 28 | cmd | ci);
+	/* The arm record is in memory before the device hears the doorbell. */
+	wmb();
+	db[0] = cpu_to_be32(sn << 28 | cmd | ci);
+	db[1] = cpu_to_be32(cq->mcq.cqn);
+	memcpy(&val, db, sizeof(val));
+	mlx5sp_wr64(dev->mdev, cq->uar_index * MLX5_ADAPTER_PAGE_SIZE +
+		    MLX5_CQ_DOORBELL, val);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    get_sw_cqe(cq, cq->cons_index))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/*
+ * Drop the CQEs of QP @qpn not yet polled (its WRs are gone), moving
+ * older CQEs over them, as mlx5_ib's __mlx5_ib_cq_clean(). Kernel CQs.
+ */
+void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn)
+{
+	struct mlx5_cqe64 *cqe, *dest;
+	unsigned long flags;
+	u32 prod, nfreed = 0;
+	u8 owner;
+
+	if (!cq || cq->user)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (prod = cq->cons_index; get_sw_cqe(cq, prod); prod++)
+		if (prod == cq->cons_index + cq->ibcq.cqe)
+			break;
+	dma_rmb();
+	while ((int)(--prod) - (int)cq->cons_index >= 0) {
+		cqe = get_cqe(cq, prod);
+		if ((be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			nfreed++;
+		} else if (nfreed) {
+			dest = get_cqe(cq, prod + nfreed);
+			owner = dest->op_own & MLX5_CQE_OWNER_MASK;
+			memcpy(dest, cqe, sizeof(*cqe));
+			dest->op_own = owner | (dest->op_own & ~MLX5_CQE_OWNER_MASK);
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		/* Moved CQEs are in memory before the device sees the index. */
+		wmb();
+		cq->db.db[0] = cpu_to_be32(cq->cons_index & 0xffffff);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * mlx5sp: the RDMA device. Speaks mlx5_ib's uverbs ABI (driver_id
+ * RDMA_DRIVER_MLX5) so the distribution's libmlx5 drives it, and gives
+ * kernel ULPs the ib_core verbs.
+ */
+#ifndef MLX5SP_IB_H
+#define MLX5SP_IB_H
+
+#include <linux/mlx5/cq.h>
+#include <linux/mlx5/qp.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/mlx5-abi.h>
+
+#include "mlx5sp.h"
+
+#define MLX5SP_IB_PORT		1
+#define MLX5SP_CQE_SIZE		64
+/* mlx5_ib's mmap offset encoding (drivers/infiniband/hw/mlx5/mlx5_ib.h). */
+#define MLX5SP_MMAP_CMD_SHIFT	8
+#define MLX5SP_MMAP_CMD_MASK	0xff
+#define MLX5SP_MMAP_OFFSET_START 9
+#define MLX5SP_MMAP_OFFSET_END	255
+#define MLX5SP_INVALID_BFREG	BIT(31)
+#define MLX5SP_INVALID_LKEY	0x100	/* PRM: ends a scatter list */
+#define MLX5SP_ATOMIC_SIZE_8B	BIT(3)	/* atomic_size_qp: bit n = 2^n bytes */
+#define MLX5SP_IB_ACK_REQ_FREQ	8
+/* Kernel buffers are one DMA-coherent block; this bounds queue sizes. */
+#define MLX5SP_MAX_KBUF		SZ_4M
+
+enum mlx5sp_mmap_cmd {
+	MLX5SP_MMAP_REGULAR_PAGE	= 0,
+	MLX5SP_MMAP_WC_PAGE		= 2,
+	MLX5SP_MMAP_NC_PAGE		= 3,
+	MLX5SP_MMAP_CORE_CLOCK		= 5,
+	MLX5SP_MMAP_ALLOC_WC		= 6,
+	MLX5SP_MMAP_CLOCK_INFO		= 7,
+};
+
+enum mlx5sp_mmap_type {
+	MLX5SP_MMAP_TYPE_UAR_WC = 1,
+	MLX5SP_MMAP_TYPE_UAR_NC,
+};
+
+struct mlx5sp_ib_dev {
+	struct ib_device ib;
+	struct mlx5sp_dev *mdev;
+	struct net_device *netdev;	/* held by the bus (model), may be NULL */
+	atomic_t mkey_var;		/* key byte of the next MKEY */
+	struct dma_pool *db_pool;	/* kernel doorbell records */
+	bool registered;
+};
+
+/* A kernel DMA buffer: contiguous, described to firmware in 4 KiB pages. */
+struct mlx5sp_buf {
+	void *buf;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/*
+ * A doorbell record: a kernel one from the device's pool, or a user one
+ * inside a pinned page of the user's shared with others of the context.
+ */
+struct mlx5sp_db {
+	__be32 *db;			/* kernel records only */
+	dma_addr_t dma;
+	struct mlx5sp_user_db_page *page; /* user records only */
+};
+
+struct mlx5sp_user_db_page {
+	struct list_head list;		/* in the context's db_pages */
+	struct ib_umem *umem;
+	unsigned long user_virt;
+	int refcnt;
+};
+
+struct mlx5sp_ucontext {
+	struct ib_ucontext ibuc;
+	u32 tdn;			/* transport domain */
+	u8 cqe_version;
+	struct mutex db_lock;		/* protects db_pages */
+	struct list_head db_pages;
+	struct xarray uars;		/* UAR index -> mmap entry it came with */
+};
+
+struct mlx5sp_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	u8 mmap_flag;
+	u32 uar_index;
+	unsigned long pfn;
+	bool is_mem;
+};
+
+struct mlx5sp_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+	u16 uid;
+};
+
+struct mlx5sp_ah {
+	struct ib_ah ibah;
+	struct mlx5_av av;
+	u8 sl;
+};
+
+struct mlx5sp_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 mkey;
+};
+
+struct mlx5sp_cq {
+	struct ib_cq ibcq;
+	struct mlx5sp_core_cq mcq;
+	spinlock_t lock;		/* protects cons_index, buf and arm of a kernel CQ */
+	struct mlx5sp_buf buf;		/* kernel CQ */
+	struct ib_umem *umem;		/* user CQ */
+	struct mlx5sp_db db;
+	u32 nent;
+	u32 cons_index;
+	u32 arm_sn;
+	u32 uar_index;
+	bool user;
+};
+
+/* One work queue of a kernel QP; head and tail under the queue's lock. */
+struct mlx5sp_wq {
+	spinlock_t lock;		/* protects head, tail, cur_post, wrid */
+	u64 *wrid;
+	u32 *wqe_head;			/* SQ: head when the WQE was posted */
+	u32 wqe_cnt;
+	u32 max_post;
+	u32 max_gs;
+	u32 wqe_shift;
+	u32 offset;			/* in the QP buffer */
+	u32 head;
+	u32 tail;
+	u32 cur_post;			/* SQ: producer, in WQEBBs */
+	u32 max_inline;
+};
+
+struct mlx5sp_qp {
+	struct ib_qp ibqp;
+	struct mlx5sp_core_qp mqp;
+	enum ib_qp_type type;
+	struct mutex mutex;		/* serialises modify and query */
+	enum ib_qp_state state;
+	u8 port;
+	u8 atomic_rd_en;
+	u8 resp_depth;
+	u8 sq_signal_bits;
+	u32 flags;			/* MLX5_QP_FLAG_* the user asked */
+	struct mlx5sp_buf buf;		/* kernel QP */
+	struct ib_umem *umem;		/* user QP */
+	u32 page_offset;
+	struct mlx5sp_db db;
+	struct mlx5sp_wq sq;
+	struct mlx5sp_wq rq;
+	u32 uar_index;
+	u32 bf_offset;			/* kernel: send doorbell in the UAR */
+	u8 *scratch;			/* kernel: a WQE being built; sq.lock */
+	u32 wqe_size;			/* kernel: bytes a send WQE may take */
+	bool user;
+};
+
+static inline bool mlx5sp_qp_is_ud(const struct mlx5sp_qp *qp)
+{
+	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+}
+
+static inline struct mlx5sp_ib_dev *to_ibdev(struct ib_device *ib)
+{
+	return container_of(ib, struct mlx5sp_ib_dev, ib);
+}
+
+static inline struct mlx5sp_ucontext *to_uctx(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct mlx5sp_ucontext, ibuc);
+}
+
+static inline struct mlx5sp_pd *to_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct mlx5sp_pd, ibpd);
+}
+
+static inline struct mlx5sp_ah *to_ah(struct ib_ah *ah)
+{
+	return container_of(ah, struct mlx5sp_ah, ibah);
+}
+
+static inline struct mlx5sp_mr *to_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct mlx5sp_mr, ibmr);
+}
+
+static inline struct mlx5sp_cq *to_cq(struct ib_cq *cq)
+{
+	return container_of(cq, struct mlx5sp_cq, ibcq);
+}
+
+static inline struct mlx5sp_qp *to_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct mlx5sp_qp, ibqp);
+}
+
+static inline struct mlx5sp_mmap_entry *to_mmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct mlx5sp_mmap_entry, rdma_entry);
+}
+
+#define MLX5SP_CAP_GEN(ibd, fld) \
+	MLX5_GET(cmd_hca_cap, (ibd)->mdev->caps_cur[MLX5SP_CAPS_GENERAL], fld)
+#define MLX5SP_CAP_ROCE(ibd, fld) \
+	MLX5_GET(roce_cap, (ibd)->mdev->caps_cur[MLX5SP_CAPS_ROCE], fld)
+#define MLX5SP_CAP_ATOMIC(ibd, fld) \
+	MLX5_GET(atomic_caps, (ibd)->mdev->caps_cur[MLX5SP_CAPS_ATOMIC], fld)
+
+#define ibdev_err_rl(ibd, fmt, ...) \
+	ibdev_err_ratelimited(&(ibd)->ib, fmt, ##__VA_ARGS__)
+
+/* ib_main.c */
+int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev);
+void mlx5sp_ib_remove(struct mlx5sp_dev *mdev);
+int mlx5sp_ib_module_init(void);
+void mlx5sp_ib_module_exit(void);
+
+/* verbs.c */
+int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+			struct ib_udata *udata);
+int mlx5sp_query_port(struct ib_device *ibdev, u32 port,
+		      struct ib_port_attr *props);
+int mlx5sp_get_port_immutable(struct ib_device *ibdev, u32 port,
+			      struct ib_port_immutable *immutable);
+enum rdma_link_layer mlx5sp_get_link_layer(struct ib_device *ibdev, u32 port);
+int mlx5sp_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+int mlx5sp_add_gid(const struct ib_gid_attr *attr, void **context);
+int mlx5sp_del_gid(const struct ib_gid_attr *attr, void **context);
+void mlx5sp_get_dev_fw_str(struct ib_device *ibdev, char *str);
+int mlx5sp_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void mlx5sp_dealloc_ucontext(struct ib_ucontext *uctx);
+void mlx5sp_disassociate_ucontext(struct ib_ucontext *uctx);
+int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void mlx5sp_mmap_free(struct rdma_user_mmap_entry *entry);
+int mlx5sp_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int mlx5sp_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int mlx5sp_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		     struct ib_udata *udata);
+int mlx5sp_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
+int mlx5sp_destroy_ah(struct ib_ah *ibah, u32 flags);
+void mlx5sp_fill_av(const struct rdma_ah_attr *ah_attr, struct mlx5_av *av,
+		    u16 udp_sport);
+bool mlx5sp_uctx_owns_uar(struct mlx5sp_ucontext *uctx, u32 index);
+extern const struct uapi_definition mlx5sp_uapi_defs[];
+
+/* doorbell.c */
+int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,
+		       struct mlx5sp_db *db);
+void mlx5sp_db_unmap_user(struct mlx5sp_ucontext *uctx, struct mlx5sp_db *db);
+int mlx5sp_db_alloc(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
+void mlx5sp_db_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
+
+/* buf.c */
+int mlx5sp_buf_alloc(struct mlx5sp_ib_dev *dev, size_t size,
+		     struct mlx5sp_buf *buf);
+void mlx5sp_buf_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf);
+size_t mlx5sp_buf_npages(const struct mlx5sp_buf *buf);
+void mlx5sp_fill_pas_contig(dma_addr_t dma, size_t npages, __be64 *pas);
+void mlx5sp_fill_pas_umem(struct ib_umem *umem, unsigned long page_size,
+			  __be64 *pas, u64 flags);
+u32 mlx5sp_octo_len(u64 addr, u64 len, unsigned int page_shift);
+int mlx5sp_umem_page(struct ib_umem *umem, unsigned long virt, u32 *page_offset,
+		     size_t *npages);
+
+/* mr.c */
+struct ib_mr *mlx5sp_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *mlx5sp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				 u64 virt_addr, int access,
+				 struct ib_udata *udata);
+int mlx5sp_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mlx5sp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			      u32 max_num_sg);
+
+/* cq.c */
+int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct uverbs_attr_bundle *attrs);
+int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
+int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn);
+void mlx5sp_parse_cqe(const struct mlx5_cqe64 *cqe, struct ib_wc *wc);
+enum ib_wc_status mlx5sp_syndrome_to_status(u8 syndrome);
+
+/* qp.c */
+int mlx5sp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata);
+int mlx5sp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		     int attr_mask, struct ib_udata *udata);
+int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_qp_init_attr *init_attr);
+int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+u16 mlx5sp_qp_transition_op(enum ib_qp_state cur, enum ib_qp_state next);
+int mlx5sp_atomic_mode(struct mlx5sp_ib_dev *dev);
+bool mlx5sp_atomic_hca(struct mlx5sp_ib_dev *dev);
+int mlx5sp_qp_module_init(void);
+void mlx5sp_qp_module_exit(void);
+u32 mlx5sp_qpn(struct mlx5sp_qp *qp);
+
+/* wr.c */
+int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+u8 mlx5sp_ib_opcode(enum ib_wr_opcode op);
+int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
+			  const struct ib_send_wr *wr, u8 fence_bits,
+			  u32 max_inline, bool ud, u8 *ds_out);
+
+#endif /* MLX5SP_IB_H */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The engine of a model device: one kthread that finds work and runs it.
+ * Kernel doorbells (BAR writes) kick it awake; user space doorbells are
+ * writes to memory the model cannot trap, so each pass reads the doorbell
+ * records of every QP that can move (send counter of RTS QPs, both
+ * counters of ERR QPs to flush) and of every CQ (arm), and the CQ doorbell
+ * of every UAR page. While passes find work it runs on; idle, it polls
+ * every few microseconds for a few ms (the gap of a user space
+ * turnaround; sleeping in between leaves the CPU to the application),
+ * then backs off, doubling the sleep up to a few ms, and with nothing to
+ * poll it sleeps until kicked. It is a low-priority SCHED_FIFO thread, so
+ * a busy-polling application does not delay it by a time slice.
+ */
+
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+
+#include "sim.h"
+
+#define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* poll fast after work */
+#define SIM_FAST_SLEEP_US	2
+#define SIM_MIN_SLEEP_US	10			/* then back off */
+#define SIM_MAX_SLEEP_US	2000
+#define SIM_BUSY_PASSES		64	/* working passes between yields */
+
+void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
+{
+	atomic64_inc(&sim->estats.err_synd[min_t(u8, syndrome,
+						 MLX5SP_SIM_NR_CQE_SYND - 1)]);
+}
+
+/* Any context. */
+void sim_engine_kick(struct mlx5sp_sim *sim)
+{
+	struct task_struct *task;
+
+	atomic64_inc(&sim->estats.kicks);
+	atomic_set(&sim->engine.kicked, 1);
+	rcu_read_lock();
+	task = READ_ONCE(sim->engine.task);
+	if (task)
+		wake_up_process(task);
+	rcu_read_unlock();
+}
+
+/*
+ * The CQ doorbell of a UAR page (what libmlx5, or the driver through
+ * write64, wrote at UAR + 0x20): [be32 sn|cmd|ci][be32 cqn]. Taken with
+ * an exchange, so a write is seen once.
+ */
+static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
+{
+	u64 *slot = page_address(page) + MLX5SP_UAR_CQ_DB;
+	__be32 w[2];
+	struct sim_cq *cq;
+	u64 v;
+
+	if (!READ_ONCE(*slot))
+		return false;
+	v = xchg(slot, 0);
+	memcpy(w, &v, sizeof(w));
+	cq = xa_load(&sim->cqs, be32_to_cpu(w[1]) & 0xffffff);
+	if (!cq)
+		return false;
+	WRITE_ONCE(cq->last_arm, be32_to_cpu(READ_ONCE(cq->dbr[1])));
+	sim_cq_arm(cq, be32_to_cpu(w[0]));
+	return true;
+}
+
+static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
+{
+	unsigned long idx;
+	struct page *page;
+	struct sim_cq *cq;
+	bool work = false;
+
+	rcu_read_lock();
+	if (sim_engine_halted(sim))
+		goto unlock;
+	xa_for_each(&sim->uar_pages, idx, page)
+		work |= sim_engine_uar_cq_db(sim, page);
+	xa_for_each(&sim->cqs, idx, cq) {
+		*pollable = true;
+		work |= sim_cq_poll_arm(cq);
+	}
+unlock:
+	rcu_read_unlock();
+	return work;
+}
+
+static bool sim_engine_poll_qps(struct sim_engine *eng,
+				struct mlx5sp_sim *sim, bool *pollable)
+{
+	unsigned long idx = 0;
+	struct sim_qp *qp;
+	bool work = false;
+	u8 state;
+
+	for (;;) {
+		rcu_read_lock();
+		qp = xa_find(&sim->qps, &idx, ULONG_MAX, XA_PRESENT);
+		/* a dead device does no more DMA (see set_health_syndrome) */
+		if (!qp || sim_engine_halted(sim)) {
+			rcu_read_unlock();
+			break;
+		}
+		state = READ_ONCE(qp->state);
+		if (state == MLX5_QP_STATE_RTS) {
+			*pollable = true;
+			work |= sim_sq_process(eng, qp);
+		} else if (state == MLX5_QP_STATE_ERR) {
+			*pollable = true;
+			work |= sim_sq_flush(qp);
+			work |= sim_rq_flush(qp);
+		}
+		rcu_read_unlock();
+		idx++;
+	}
+	return work;
+}
+
+/* One look at everything. Returns true if anything moved. */
+static bool sim_engine_pass(struct mlx5sp_sim *sim, bool *pollable)
+{
+	struct sim_engine *eng = &sim->engine;
+	bool work;
+
+	*pollable = false;
+	/* a dead firmware moves nothing; a kick or destroy wakes us */
+	if (sim_engine_halted(sim))
+		return false;
+	atomic64_inc(&sim->estats.polls);
+	work = sim_engine_poll_cqs(sim, pollable);
+	work |= sim_engine_poll_qps(eng, sim, pollable);
+	return work;
+}
+
+static void sim_engine_idle(struct mlx5sp_sim *sim, u64 idle_since,
+			    bool pollable)
+{
+	struct sim_engine *eng = &sim->engine;
+	u64 idle = ktime_get_ns() - idle_since;
+	ktime_t delay;
+
+	if (idle < SIM_FAST_NS)
+		eng->sleep_us = SIM_FAST_SLEEP_US;
+	else
+		eng->sleep_us = clamp_t(u32, eng->sleep_us * 2,
+					SIM_MIN_SLEEP_US, SIM_MAX_SLEEP_US);
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (atomic_read(&eng->kicked) || kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	atomic64_inc(&sim->estats.sleeps);
+	if (!pollable) {
+		schedule();
+		return;
+	}
+	delay = ns_to_ktime((u64)eng->sleep_us * NSEC_PER_USEC);
+	schedule_hrtimeout_range(&delay, eng->sleep_us * NSEC_PER_USEC / 2,
+				 HRTIMER_MODE_REL);
+}
+
+static int sim_engine_thread(void *data)
+{
+	struct mlx5sp_sim *sim = data;
+	struct sim_engine *eng = &sim->engine;
+	u64 idle_since = 0;
+	bool pollable;
+
+	while (!kthread_should_stop()) {
+		atomic_set(&eng->kicked, 0);
+		if (sim_engine_pass(sim, &pollable)) {
+			eng->sleep_us = 0;
+			idle_since = 0;
+			/* a real-time thread under load still lets others in */
+			if (++eng->busy_passes >= SIM_BUSY_PASSES) {
+				eng->busy_passes = 0;
+				usleep_range(SIM_FAST_SLEEP_US,
+					     2 * SIM_FAST_SLEEP_US);
+			}
+			continue;
+		}
+		eng->busy_passes = 0;
+		if (atomic_read(&eng->kicked))
+			continue;
+		if (!idle_since)
+			idle_since = ktime_get_ns();
+		sim_engine_idle(sim, idle_since, pollable);
+	}
+	return 0;
+}
+
+int sim_engine_start(struct mlx5sp_sim *sim)
+{
+	struct task_struct *task;
+
+	task = kthread_create(sim_engine_thread, sim, "mlx5sp_sim/%s",
+			      sim->name);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	/*
+	 * Applications busy-poll their CQs: a normal thread waits for
+	 * their time slice to end before it sees the next doorbell.
+	 */
+	sched_set_fifo_low(task);
+	WRITE_ONCE(sim->engine.task, task);
+	wake_up_process(task);
+	return 0;
+}
+
+void sim_engine_stop(struct mlx5sp_sim *sim)
+{
+	struct task_struct *task = sim->engine.task;
+
+	if (!task)
+		return;
+	WRITE_ONCE(sim->engine.task, NULL);
+	/* kickers that saw the task are done with it */
+	synchronize_rcu();
+	kthread_stop(task);
+}

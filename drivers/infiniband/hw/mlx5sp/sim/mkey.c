@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Memory keys of the software ConnectX: CREATE/DESTROY/QUERY_MKEY and the
+ * translation the data path uses. A key is (index << 8) | mkey_7_0.
+ * Access modes: PA (a physical address range, length64 for all memory:
+ * what get_dma_mr makes) and MTT (a list of page addresses, checked page
+ * by page at creation). An MKEY never changes after creation; it leaves
+ * the table and a grace period passes before it is freed, so the engine
+ * can use one under rcu_read_lock() without a reference.
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <kunit/visibility.h>
+
+#include "sim.h"
+
+#define SIM_MKEY_MIN_SHIFT	12
+#define SIM_MKEY_MAX_SHIFT	30
+#define SIM_MKEY_MAX_MTT	BIT(22)
+#define SIM_MKEY_ANY_QP		0xffffff
+#define SIM_MTT_FLAGS		0x7ULL	/* read/write/present bits of an MTT */
+
+static void sim_mkey_free(struct sim_mkey *mk)
+{
+	kvfree(mk->mtt);
+	kfree(mk);
+}
+
+/* Every 4 KiB page of every entity given must be ordinary memory. */
+static int sim_mkey_read_mtt(struct sim_cmd *c, struct sim_mkey *mk,
+			     const __be64 *mtt, u32 n)
+{
+	u64 psize = BIT_ULL(mk->page_shift), off, pa;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		pa = be64_to_cpu(mtt[i]) & ~SIM_MTT_FLAGS;
+		if (!pa)
+			continue;
+		if (!IS_ALIGNED(pa, psize))
+			return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+					MLX5SP_SIM_SYND_MKEY_BAD_MTT);
+		for (off = 0; off < psize; off += SZ_4K)
+			if (!sim_dma_ptr(c->sim, pa + off, SZ_4K, SZ_4K))
+				return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+						MLX5SP_SIM_SYND_MKEY_BAD_MTT);
+		mk->mtt[i] = pa;
+	}
+	return 0;
+}
+
+static int sim_mkey_parse_mtt(struct sim_cmd *c, struct sim_mkey *mk,
+			      const void *mkc)
+{
+	u32 actual = MLX5_GET(create_mkey_in, c->in,
+			      translations_octword_actual_size);
+	u64 base = MLX5_ST_SZ_BYTES(create_mkey_in), need, given;
+
+	mk->page_shift = MLX5_GET(mkc, mkc, log_page_size);
+	if (mk->page_shift < SIM_MKEY_MIN_SHIFT ||
+	    mk->page_shift > SIM_MKEY_MAX_SHIFT)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_BAD_LOG_PAGE_SIZE);
+	if (base + (u64)actual * 16 > c->inlen)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
+				MLX5SP_SIM_SYND_MKEY_MTT_INLEN);
+
+	given = (u64)actual * 2;
+	need = 0;
+	if (!mk->free && mk->len)
+		need = DIV_ROUND_UP_ULL((mk->start &
+					 (BIT_ULL(mk->page_shift) - 1)) +
+					mk->len, BIT_ULL(mk->page_shift));
+	if (given < need)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_TOO_FEW_MTTS);
+	mk->nmtt = max_t(u64, need, (u64)mk->octwords * 2);
+	if (mk->nmtt > SIM_MKEY_MAX_MTT)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_TOO_FEW_MTTS);
+	if (!mk->nmtt)
+		return 0;
+	mk->mtt = kvcalloc(mk->nmtt, sizeof(*mk->mtt), GFP_KERNEL);
+	if (!mk->mtt)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	return sim_mkey_read_mtt(c, mk,
+				 MLX5_ADDR_OF(create_mkey_in, c->in,
+					      klm_pas_mtt),
+				 min_t(u64, given, mk->nmtt));
+}
+
+static int sim_mkey_parse(struct sim_cmd *c, struct sim_mkey *mk)
+{
+	const void *mkc = MLX5_ADDR_OF(create_mkey_in, c->in,
+				       memory_key_mkey_entry);
+
+	if (MLX5_GET(create_mkey_in, c->in, pg_access) ||
+	    MLX5_GET(create_mkey_in, c->in, mkey_umem_valid) ||
+	    MLX5_GET(create_mkey_in, c->in, data_direct) ||
+	    MLX5_GET(mkc, mkc, bsf_en) ||
+	    MLX5_GET(mkc, mkc, crossing_target_vhca_id))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_UNSUPPORTED);
+
+	mk->access_mode = MLX5_GET(mkc, mkc, access_mode_4_2) << 2 |
+			  MLX5_GET(mkc, mkc, access_mode_1_0);
+	mk->free = MLX5_GET(mkc, mkc, free);
+	mk->access = (MLX5_GET(mkc, mkc, lr) ? SIM_ACC_LR : 0) |
+		     (MLX5_GET(mkc, mkc, lw) ? SIM_ACC_LW : 0) |
+		     (MLX5_GET(mkc, mkc, rr) ? SIM_ACC_RR : 0) |
+		     (MLX5_GET(mkc, mkc, rw) ? SIM_ACC_RW : 0) |
+		     (MLX5_GET(mkc, mkc, a) ? SIM_ACC_A : 0);
+	mk->qpn = MLX5_GET(mkc, mkc, qpn);
+	mk->variant = MLX5_GET(mkc, mkc, mkey_7_0);
+	mk->len64 = MLX5_GET(mkc, mkc, length64);
+	mk->en_rinval = MLX5_GET(mkc, mkc, en_rinval);
+	mk->pd = MLX5_GET(mkc, mkc, pd);
+	mk->start = MLX5_GET64(mkc, mkc, start_addr);
+	mk->len = MLX5_GET64(mkc, mkc, len);
+	mk->octwords = MLX5_GET(mkc, mkc, translations_octword_size);
+
+	if (!sim_pd_exists(c->sim, mk->pd))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+				MLX5SP_SIM_SYND_MKEY_BAD_PD);
+	if (!mk->len64 && mk->start + mk->len < mk->start)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_BAD_RANGE);
+
+	switch (mk->access_mode) {
+	case MLX5_MKC_ACCESS_MODE_PA:
+		if (mk->free)
+			return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+					MLX5SP_SIM_SYND_MKEY_UNSUPPORTED);
+		return 0;
+	case MLX5_MKC_ACCESS_MODE_MTT:
+		if (mk->len64)
+			return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+					MLX5SP_SIM_SYND_MKEY_BAD_RANGE);
+		return sim_mkey_parse_mtt(c, mk, mkc);
+	default:
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_BAD_ACCESS_MODE);
+	}
+}
+
+int sim_cmd_create_mkey(struct sim_cmd *c)
+{
+	struct mlx5sp_sim *sim = c->sim;
+	struct sim_mkey *mk;
+	u32 index;
+	int err;
+
+	mk = kzalloc(sizeof(*mk), GFP_KERNEL);
+	if (!mk)
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	err = sim_mkey_parse(c, mk);
+	if (err)
+		goto err_free_mkey;
+
+	err = xa_alloc_cyclic(&sim->mkeys, &index, mk,
+			      XA_LIMIT(1, BIT(24) - 1), &sim->next_mkey,
+			      GFP_KERNEL);
+	if (err < 0) {
+		err = sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+			       err == -EBUSY ? MLX5SP_SIM_SYND_MKEY_EXHAUSTED :
+					       MLX5SP_SIM_SYND_NO_MEMORY);
+		goto err_free_mkey;
+	}
+	/* published: readers see every field (xa_store orders it) */
+	mk->index = index;
+	MLX5_SET(create_mkey_out, c->out, mkey_index, index);
+	return 0;
+
+err_free_mkey:
+	sim_mkey_free(mk);
+	return err;
+}
+
+int sim_cmd_destroy_mkey(struct sim_cmd *c)
+{
+	u32 index = MLX5_GET(destroy_mkey_in, c->in, mkey_index);
+	struct sim_mkey *mk;
+
+	mk = xa_erase(&c->sim->mkeys, index);
+	if (!mk)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+				MLX5SP_SIM_SYND_MKEY_NOT_FOUND);
+	/* the engine may be moving data through it right now */
+	synchronize_rcu();
+	sim_mkey_free(mk);
+	return 0;
+}
+
+int sim_cmd_query_mkey(struct sim_cmd *c)
+{
+	void *mkc = MLX5_ADDR_OF(query_mkey_out, c->out, memory_key_mkey_entry);
+	u32 index = MLX5_GET(query_mkey_in, c->in, mkey_index);
+	struct sim_mkey *mk;
+
+	mk = xa_load(&c->sim->mkeys, index);
+	if (!mk)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+				MLX5SP_SIM_SYND_MKEY_NOT_FOUND);
+	MLX5_SET(mkc, mkc, free, mk->free);
+	MLX5_SET(mkc, mkc, access_mode_1_0, mk->access_mode & 3);
+	MLX5_SET(mkc, mkc, access_mode_4_2, mk->access_mode >> 2);
+	MLX5_SET(mkc, mkc, lr, !!(mk->access & SIM_ACC_LR));
+	MLX5_SET(mkc, mkc, lw, !!(mk->access & SIM_ACC_LW));
+	MLX5_SET(mkc, mkc, rr, !!(mk->access & SIM_ACC_RR));
+	MLX5_SET(mkc, mkc, rw, !!(mk->access & SIM_ACC_RW));
+	MLX5_SET(mkc, mkc, a, !!(mk->access & SIM_ACC_A));
+	MLX5_SET(mkc, mkc, qpn, mk->qpn);
+	MLX5_SET(mkc, mkc, mkey_7_0, mk->variant);
+	MLX5_SET(mkc, mkc, length64, mk->len64);
+	MLX5_SET(mkc, mkc, en_rinval, mk->en_rinval);
+	MLX5_SET(mkc, mkc, pd, mk->pd);
+	MLX5_SET64(mkc, mkc, start_addr, mk->start);
+	MLX5_SET64(mkc, mkc, len, mk->len);
+	MLX5_SET(mkc, mkc, translations_octword_size, mk->octwords);
+	MLX5_SET(mkc, mkc, log_page_size, mk->page_shift);
+	return 0;
+}
+
+void sim_mkey_destroy_all(struct mlx5sp_sim *sim)
+{
+	struct sim_mkey *mk, *tmp;
+	unsigned long index;
+	LIST_HEAD(dead);
+
+	xa_for_each(&sim->mkeys, index, mk) {
+		xa_erase(&sim->mkeys, index);
+		list_add(&mk->dead, &dead);
+	}
+	if (list_empty(&dead))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(mk, tmp, &dead, dead)
+		sim_mkey_free(mk);
+}
+
+/* Under rcu_read_lock(). */
+struct sim_mkey *sim_mkey_lookup(struct mlx5sp_sim *sim, u32 key)
+{
+	struct sim_mkey *mk = xa_load(&sim->mkeys, key >> 8);
+
+	if (!mk || mk->variant != (key & 0xff))
+		return NULL;
+	return mk;
+}
+
+/*
+ * May @len bytes at @va be reached through @mk by a QP of @pd / @qpn with
+ * @access? Returns 0 or the first failed check (1 key state, 2 PD or QP,
+ * 3 access, 4 bounds), for logs.
+ */
+u8 sim_mkey_check(const struct sim_mkey *mk, u32 pd, u32 qpn, u64 va,
+		  u64 len, u8 access)
+{
+	u64 off;
+
+	if (READ_ONCE(mk->free))
+		return 1;
+	if (mk->pd != pd || (mk->qpn != SIM_MKEY_ANY_QP && mk->qpn != qpn))
+		return 2;
+	if ((mk->access | SIM_ACC_LR) != (mk->access | SIM_ACC_LR | access))
+		return 3;
+	if (mk->len64)
+		return va + len < va ? 4 : 0;
+	if (va < mk->start)
+		return 4;
+	off = va - mk->start;
+	if (off > mk->len || len > mk->len - off)
+		return 4;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_mkey_check);
+
+/* Physical address of @va in an MTT key, and bytes contiguous from it. */
+u64 sim_mkey_mtt_pa(const struct sim_mkey *mk, u64 va, u64 *avail)
+{
+	u64 psize = BIT_ULL(mk->page_shift);
+	u64 rel = va - (mk->start & ~(psize - 1));
+	u64 idx = rel >> mk->page_shift;
+
+	if (idx >= mk->nmtt || !mk->mtt[idx])
+		return 0;
+	*avail = psize - (rel & (psize - 1));
+	return mk->mtt[idx] + (rel & (psize - 1));
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_mkey_mtt_pa);
+
+/*
+ * Kernel address of @va through a checked key; *@len is clipped to what
+ * is contiguous from there. NULL: a page that is not there (an MTT hole,
+ * a PA that is not memory).
+ */
+void *sim_mkey_map(struct mlx5sp_sim *sim, const struct sim_mkey *mk,
+		   u64 va, u32 *len)
+{
+	u64 pa, avail;
+	void *p;
+
+	if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT) {
+		pa = sim_mkey_mtt_pa(mk, va, &avail);
+		if (!pa)
+			return NULL;
+		*len = min_t(u64, *len, avail);
+		return phys_to_virt(pa);
+	}
+	/* PA: every page is checked as it is used */
+	avail = SZ_4K - offset_in_page(va);
+	*len = min_t(u64, *len, avail);
+	p = sim_dma_ptr(sim, va, *len, 0);
+	return p;
+}

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The responder: what a QP does with a request that reaches it. SENDs
+ * consume a receive WQE (data segments up to the stride, ended by the
+ * invalid lkey) and complete on the receive CQ; RDMA WRITE, READ and
+ * atomics go through the rkey, checked for PD, access, bounds and the
+ * QP's rre/rwe/rae. UD datagrams get the 40-byte GRH (RoCE v2: an IPv4
+ * header in its last 20 bytes, or an IPv6 header) and a Q_Key check.
+ *
+ * Runs in the requester's engine (maybe another device's) under
+ * rcu_read_lock(), taking the responder QP's rq_lock.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "sim.h"
+
+#define SIM_INVALID_LKEY	0x100	/* ends a receive WQE's list */
+#define SIM_CQE_GRH		BIT(28)	/* flags_rqpn: GRH present */
+#define SIM_ROCE_HDRS		(8 + 12 + 8 + 4)	/* UDP BTH DETH ICRC */
+#define SIM_IB_NEXT_HDR_BTH	0x1b
+#define SIM_DEFAULT_PKEY	0xffff
+
+/* A QP takes requests in RTR and later states, on a live device. */
+static bool sim_rq_receiving(struct sim_qp *qp)
+{
+	u8 state = READ_ONCE(qp->state);
+
+	if (sim_engine_halted(qp->sim))
+		return false;
+	return state == MLX5_QP_STATE_RTR || state == MLX5_QP_STATE_RTS ||
+	       state == MLX5_QP_STATE_SQD || state == MLX5_QP_STATE_SQER;
+}
+
+static u16 sim_rq_avail(struct sim_qp *qp)
+{
+	u16 pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_RCV_DBR])) & 0xffff;
+
+	if (!qp->rq_wqe_cnt)
+		return 0;
+	/* the receive WQEs were written before the doorbell record */
+	dma_rmb();
+	return pi - qp->rq_ci;
+}
+
+/* Receive WQE rq_ci's data segments. Returns 0 or a CQE syndrome. */
+static u8 sim_rq_scatter_list(struct sim_qp *qp, struct sim_sgl *sgl)
+{
+	u64 base = (u64)(qp->rq_ci & (qp->rq_wqe_cnt - 1)) <<
+		   qp->rq_stride_shift;
+	u32 i, n = BIT(qp->rq_stride_shift) / MLX5_SEND_WQE_DS, lkey;
+	struct mlx5_wqe_data_seg *ds;
+	u8 synd;
+
+	sim_sgl_reset(sgl);
+	for (i = 0; i < n; i++) {
+		ds = sim_buf_at(&qp->buf, base + i * MLX5_SEND_WQE_DS);
+		lkey = be32_to_cpu(READ_ONCE(ds->lkey));
+		if (lkey == SIM_INVALID_LKEY)
+			break;
+		synd = sim_sgl_add_key(qp->sim, sgl, lkey,
+				       be64_to_cpu(READ_ONCE(ds->addr)),
+				       be32_to_cpu(READ_ONCE(ds->byte_count)) &
+				       ~MLX5_INLINE_SEG, qp->pd, qp->qpn,
+				       SIM_ACC_LW);
+		if (synd)
+			return synd;
+	}
+	return 0;
+}
+
+static void sim_rq_cqe(struct sim_qp *qp, struct sim_cqe_info *ci)
+{
+	ci->qpn = qp->qpn;
+	ci->user_index = qp->user_index;
+	ci->wqe_counter = qp->rq_ci;
+	qp->rq_ci++;
+	if (qp->rcq)
+		sim_cqe_write(qp->rcq, ci);
+}
+
+/* A receive WQE consumed in error, the QP to ERR unless it is UD. */
+static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err)
+{
+	struct sim_cqe_info ci = {
+		.opcode = MLX5_CQE_RESP_ERR,
+		.syndrome = syndrome,
+	};
+
+	sim_engine_count_err(qp->sim, syndrome);
+	sim_rq_cqe(qp, &ci);
+	if (to_err)
+		sim_qp_set_error(qp);
+}
+
+/* A request the responder refuses: NAK, the QP to ERR, an async event. */
+static int sim_rq_nak(struct sim_qp *qp, struct sim_resp_req *r,
+		      u8 syndrome, u8 event)
+{
+	r->syndrome = syndrome;
+	sim_qp_set_error(qp);
+	if (event)
+		sim_post_qp_event(qp->sim, event, qp->qpn);
+	return SIM_RESP_ERR;
+}
+
+static u8 sim_send_cqe_opcode(u8 wqe_opcode)
+{
+	switch (wqe_opcode) {
+	case MLX5_OPCODE_SEND_IMM:
+		return MLX5_CQE_RESP_SEND_IMM;
+	case MLX5_OPCODE_SEND_INVAL:
+		return MLX5_CQE_RESP_SEND_INV;
+	default:
+		return MLX5_CQE_RESP_SEND;
+	}
+}
+
+/* SEND with invalidate: the key goes invalid if it may be invalidated. */
+static void sim_rq_invalidate(struct sim_qp *qp, u32 rkey)
+{
+	struct sim_mkey *mk = sim_mkey_lookup(qp->sim, rkey);
+
+	if (mk && mk->en_rinval && mk->pd == qp->pd)
+		WRITE_ONCE(mk->free, true);
+}
+
+static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r)
+{
+	struct sim_cqe_info ci = {
+		.opcode = sim_send_cqe_opcode(r->wqe_opcode),
+		.byte_cnt = r->len,
+		.imm = r->imm,
+		.flags_rqpn = r->src_qpn,
+		.solicited = r->solicited,
+	};
+	struct sim_cur d, s;
+	u8 synd;
+
+	if (!sim_rq_avail(qp))
+		return SIM_RESP_RNR;
+	synd = sim_rq_scatter_list(qp, &eng->rsgl);
+	if (synd) {
+		sim_rq_error_cqe(qp, synd, true);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+		return SIM_RESP_ERR;
+	}
+	if (eng->rsgl.total < r->len) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, true);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+		return SIM_RESP_ERR;
+	}
+	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	if (sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len)) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, true);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+		return SIM_RESP_ERR;
+	}
+	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL)
+		sim_rq_invalidate(qp, be32_to_cpu(r->imm));
+	sim_rq_cqe(qp, &ci);
+	return SIM_RESP_OK;
+}
+
+/* The remote side of an RDMA access: one entry behind the rkey. */
+static int sim_rq_rkey(struct sim_qp *qp, struct sim_resp_req *r, u8 access,
+		       struct sim_sge *sge)
+{
+	struct sim_mkey *mk;
+
+	mk = sim_mkey_lookup(qp->sim, r->rkey);
+	if (!mk || sim_mkey_check(mk, qp->pd, qp->qpn, r->raddr, r->len,
+				  access))
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	sge->mk = mk;
+	sge->kva = NULL;
+	sge->va = r->raddr;
+	sge->len = r->len;
+	return SIM_RESP_OK;
+}
+
+static int sim_rq_write(struct sim_engine *eng, struct sim_qp *qp,
+			struct sim_resp_req *r)
+{
+	bool imm = r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
+	struct sim_cqe_info ci = {
+		.opcode = MLX5_CQE_RESP_WR_IMM,
+		.byte_cnt = r->len,
+		.imm = r->imm,
+		.flags_rqpn = r->src_qpn,
+		.solicited = r->solicited,
+	};
+	struct sim_cur d, s;
+	struct sim_sge sge;
+	int res;
+
+	if (!qp->rwe)
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	/* with immediate it needs a receive WQE: RNR before any data moves */
+	if (imm && !sim_rq_avail(qp))
+		return SIM_RESP_RNR;
+	if (r->len) {
+		res = sim_rq_rkey(qp, r, SIM_ACC_RW, &sge);
+		if (res)
+			return res;
+		sim_cur_init(&d, &sge, 1);
+		sim_cur_init(&s, r->src->sge, r->src->n);
+		if (sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len))
+			return sim_rq_nak(qp, r,
+					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	}
+	if (imm)
+		sim_rq_cqe(qp, &ci);
+	return SIM_RESP_OK;
+}
+
+static int sim_rq_read(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r)
+{
+	struct sim_cur d, s;
+	struct sim_sge sge;
+	int res;
+
+	if (!qp->rre)
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	if (!r->len)
+		return SIM_RESP_OK;
+	res = sim_rq_rkey(qp, r, SIM_ACC_RR, &sge);
+	if (res)
+		return res;
+	sim_cur_init(&s, &sge, 1);
+	sim_cur_init(&d, r->dst->sge, r->dst->n);
+	if (sim_cur_copy(r->req_sim, &d, qp->sim, &s, r->len))
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	return SIM_RESP_OK;
+}
+
+/* Memory is big-endian unless the host asked for its own endianness. */
+static bool sim_atomic_host_endian(struct mlx5sp_sim *sim)
+{
+	return MLX5_GET(atomic_caps, sim->caps->cur[SIM_CAP_ATOMIC],
+			atomic_req_8B_endianness_mode);
+}
+
+static int sim_rq_atomic(struct sim_engine *eng, struct sim_qp *qp,
+			 struct sim_resp_req *r)
+{
+	bool host = sim_atomic_host_endian(qp->sim);
+	u64 old_raw, old, new, *p;
+	struct sim_cur d;
+	struct sim_sge sge;
+	u32 len = 8;
+	int res;
+
+	if (!qp->rae)
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	if (!IS_ALIGNED(r->raddr, 8))
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				  MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+	r->len = 8;
+	res = sim_rq_rkey(qp, r, SIM_ACC_A, &sge);
+	if (res)
+		return res;
+	p = sim_mkey_map(qp->sim, sge.mk, r->raddr, &len);
+	if (!p || len != 8)
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+	do {
+		old_raw = READ_ONCE(*p);
+		old = host ? old_raw : be64_to_cpu((__force __be64)old_raw);
+		if (r->wqe_opcode == MLX5_OPCODE_ATOMIC_CS)
+			new = old == r->compare ? r->swap_add : old;
+		else
+			new = old + r->swap_add;
+		if (!host)
+			new = (__force u64)cpu_to_be64(new);
+	} while (cmpxchg64(p, old_raw, new) != old_raw);
+
+	sim_cur_init(&d, r->dst->sge, r->dst->n);
+	if (sim_cur_write(r->req_sim, &d, &old_raw, sizeof(old_raw)))
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0);
+	return SIM_RESP_OK;
+}
+
+/* An RC request from @r->src_qpn. */
+int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
+		   struct sim_resp_req *r)
+{
+	int res;
+
+	spin_lock(&qp->rq_lock);
+	if (!sim_rq_receiving(qp)) {
+		spin_unlock(&qp->rq_lock);
+		return SIM_RESP_NOT_READY;
+	}
+	switch (r->wqe_opcode) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+	case MLX5_OPCODE_SEND_INVAL:
+		res = sim_rq_send(eng, qp, r);
+		break;
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		res = sim_rq_write(eng, qp, r);
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		res = sim_rq_read(eng, qp, r);
+		break;
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		res = sim_rq_atomic(eng, qp, r);
+		break;
+	default:
+		res = sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				 MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		break;
+	}
+	spin_unlock(&qp->rq_lock);
+	return res;
+}
+
+static bool sim_gid_v4mapped(const u8 *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid);
+}
+
+/*
+ * The 40 bytes ahead of a UD payload: the IB GRH (RoCE v1), an IPv6
+ * header, or 20 zero bytes and an IPv4 header (RoCE v2). Returns the CQE
+ * L3 header type.
+ */
+static u8 sim_build_grh(u8 *grh, const struct sim_resp_req *r)
+{
+	u32 payload = SIM_ROCE_HDRS + r->len +
+		      (r->wqe_opcode == MLX5_OPCODE_SEND_IMM ? 4 : 0);
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+	struct iphdr *ip4 = (struct iphdr *)(grh + 20);
+	bool v2 = r->sgid->version == MLX5_ROCE_VERSION_2;
+
+	memset(grh, 0, SIM_GRH_LEN);
+	if (v2 && sim_gid_v4mapped(r->sgid->gid) && sim_gid_v4mapped(r->dgid)) {
+		ip4->version = 4;
+		ip4->ihl = 5;
+		ip4->tos = r->tclass;
+		ip4->tot_len = htons(sizeof(*ip4) + payload);
+		ip4->frag_off = htons(IP_DF);
+		ip4->ttl = r->hop_limit;
+		ip4->protocol = IPPROTO_UDP;
+		memcpy(&ip4->saddr, r->sgid->gid + 12, 4);
+		memcpy(&ip4->daddr, r->dgid + 12, 4);
+		ip4->check = ip_fast_csum(ip4, ip4->ihl);
+		return MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV4;
+	}
+	ip6->version = 6;
+	ip6->priority = r->tclass >> 4;
+	ip6->flow_lbl[0] = (r->tclass & 0xf) << 4;
+	ip6->payload_len = htons(payload - (v2 ? 0 : 8));
+	ip6->nexthdr = v2 ? IPPROTO_UDP : SIM_IB_NEXT_HDR_BTH;
+	ip6->hop_limit = r->hop_limit;
+	memcpy(&ip6->saddr, r->sgid->gid, 16);
+	memcpy(&ip6->daddr, r->dgid, 16);
+	return v2 ? MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6 :
+		    MLX5_CQE_ROCE_L3_HEADER_TYPE_GRH;
+}
+
+/* A datagram: SIM_RESP_OK when a receive WQE took it, else dropped. */
+int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r)
+{
+	struct sim_cqe_info ci = {
+		.opcode = sim_send_cqe_opcode(r->wqe_opcode),
+		.byte_cnt = SIM_GRH_LEN + r->len,
+		.solicited = r->solicited,
+	};
+	int res = SIM_RESP_NOT_READY;
+	struct sim_cur d, s;
+	u8 grh[SIM_GRH_LEN], l3;
+
+	spin_lock(&qp->rq_lock);
+	if (!sim_rq_receiving(qp) || r->qkey != qp->qkey ||
+	    !sim_rq_avail(qp))
+		goto unlock;
+	if (sim_rq_scatter_list(qp, &eng->rsgl)) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false);
+		goto unlock;
+	}
+	if (eng->rsgl.total < SIM_GRH_LEN + r->len) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, false);
+		goto unlock;
+	}
+	l3 = sim_build_grh(grh, r);
+	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	if (sim_cur_write(qp->sim, &d, grh, sizeof(grh)) ||
+	    sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len)) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false);
+		goto unlock;
+	}
+	ci.imm = r->wqe_opcode == MLX5_OPCODE_SEND_IMM ? r->imm :
+		 cpu_to_be32(SIM_DEFAULT_PKEY);
+	ci.flags_rqpn = SIM_CQE_GRH | (u32)l3 << 24 | (r->src_qpn & 0xffffff);
+	sim_rq_cqe(qp, &ci);
+	res = SIM_RESP_OK;
+unlock:
+	spin_unlock(&qp->rq_lock);
+	return res;
+}
+
+/* ERR: every posted receive WQE completes with a flush error. */
+bool sim_rq_flush(struct sim_qp *qp)
+{
+	struct sim_cqe_info ci = {
+		.opcode = MLX5_CQE_RESP_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+	};
+	bool work = false;
+	u16 n;
+
+	spin_lock(&qp->rq_lock);
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR)
+		goto unlock;
+	n = sim_rq_avail(qp);
+	if (n > qp->rq_wqe_cnt)
+		n = qp->rq_wqe_cnt;
+	while (n--) {
+		sim_rq_cqe(qp, &ci);
+		atomic64_inc(&qp->sim->estats.flushed);
+		work = true;
+	}
+	/* a record beyond the queue: what was not posted is not flushed */
+	qp->rq_ci = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_RCV_DBR])) & 0xffff;
+unlock:
+	spin_unlock(&qp->rq_lock);
+	return work;
+}

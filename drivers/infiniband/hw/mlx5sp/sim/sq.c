@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The requester: walks the send queue in PRM format (64-byte basic
+ * blocks, a control segment, then raddr / atomic / datagram / data /
+ * inline segments in 16-byte units), executes each WQE against the peer
+ * QP found through the fabric, and completes it on the send CQ.
+ *
+ * Rules it keeps: WQEs execute in order; a fenced WQE waits for earlier
+ * RDMA READs and atomics (execution is synchronous, so they are done, but
+ * the rule is checked); a signalled WQE or any error writes a CQE; an
+ * error moves the QP to ERR and the rest is flushed; no receive WQE at the
+ * peer is an RNR NAK (retried after the peer's min_rnr_nak timer,
+ * rnr_retry times, 7 forever); a peer that is missing or not receiving is
+ * a lost packet (retried after ack_timeout, retry_count times).
+ *
+ * Runs in the engine with rcu_read_lock() and the QP's sq_lock held.
+ */
+
+#include "sim.h"
+
+#define SIM_SQ_BUDGET		32	/* WQEs per QP per pass */
+#define SIM_MAX_WQE_BBS		16	/* max_wqe_sz_sq / 64 */
+#define SIM_UNITS_PER_BB	(MLX5_SEND_WQE_BB / MLX5_SEND_WQE_DS)
+#define SIM_MIN_RETRY_NS	(100 * NSEC_PER_USEC)
+#define SIM_MAX_RETRY_NS	(500 * NSEC_PER_MSEC)
+#define SIM_INF_RETRY_NS	(100 * NSEC_PER_MSEC)
+#define SIM_QKEY_PRIVILEGED	0x80000000
+#define SIM_INFINITE_RNR	7
+
+enum sim_wqe_res {
+	SIM_WQE_DONE,		/* completed (maybe in error): move on */
+	SIM_WQE_WAIT,		/* stays at the head: RNR, retry, fence */
+};
+
+/* IB spec: RNR NAK timer field -> microseconds */
+static const u32 sim_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* The WQE being executed, decoded from its control segment. */
+struct sim_wqe {
+	u16 start;		/* first basic block (free running) */
+	u16 index;		/* WQE index from the control segment */
+	u8 opcode;
+	u8 fm_ce_se;
+	u8 ds;			/* 16-byte units */
+	u8 nbb;
+	__be32 imm;
+};
+
+static void *sim_wqe_unit(struct sim_qp *qp, u16 start, u32 unit)
+{
+	u32 bb = (start + unit / SIM_UNITS_PER_BB) & (qp->sq_wqe_cnt - 1);
+
+	return sim_buf_at(&qp->buf, qp->sq_off + (u64)bb * MLX5_SEND_WQE_BB +
+			  (unit % SIM_UNITS_PER_BB) * MLX5_SEND_WQE_DS);
+}
+
+static void sim_sq_complete(struct sim_qp *qp, const struct sim_wqe *w,
+			    u8 opcode, u8 syndrome, u32 byte_cnt)
+{
+	struct sim_cqe_info ci = {
+		.opcode = opcode,
+		.syndrome = syndrome,
+		.wqe_opcode = w->opcode,
+		.wqe_counter = w->index,
+		.qpn = qp->qpn,
+		.user_index = qp->user_index,
+		.byte_cnt = byte_cnt,
+	};
+
+	if (qp->scq)
+		sim_cqe_write(qp->scq, &ci);
+}
+
+static enum sim_wqe_res sim_sq_error(struct sim_qp *qp,
+				     const struct sim_wqe *w, u8 syndrome)
+{
+	sim_engine_count_err(qp->sim, syndrome);
+	sim_sq_complete(qp, w, MLX5_CQE_REQ_ERR, syndrome, 0);
+	qp->sq_ci = w->start + w->nbb;
+	sim_qp_set_error(qp);
+	return SIM_WQE_DONE;
+}
+
+static enum sim_wqe_res sim_sq_done(struct sim_qp *qp,
+				    const struct sim_wqe *w, u32 byte_cnt)
+{
+	if (w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
+		sim_sq_complete(qp, w, MLX5_CQE_REQ, 0, byte_cnt);
+	qp->sq_ci = w->start + w->nbb;
+	qp->rnr_left = qp->rnr_retry;
+	qp->retry_left = qp->retry_count;
+	atomic64_inc(&qp->sim->estats.wqes);
+	return SIM_WQE_DONE;
+}
+
+static bool sim_wqe_fenced(const struct sim_wqe *w)
+{
+	u8 fm = w->fm_ce_se & 0xe0;
+
+	return fm == MLX5_FENCE_MODE_FENCE ||
+	       fm == MLX5_FENCE_MODE_SMALL_AND_FENCE ||
+	       fm == MLX5_FENCE_MODE_STRONG_ORDERING;
+}
+
+/*
+ * Data and inline segments from @unit to the end of the WQE. Returns 0
+ * or a CQE syndrome.
+ */
+static u8 sim_sq_gather(struct sim_qp *qp, const struct sim_wqe *w,
+			u32 unit, struct sim_sgl *sgl, u8 access)
+{
+	struct mlx5_wqe_data_seg *ds;
+	u32 bc, len, off, end, piece;
+	u8 synd;
+
+	sim_sgl_reset(sgl);
+	while (unit < w->ds) {
+		ds = sim_wqe_unit(qp, w->start, unit);
+		bc = be32_to_cpu(READ_ONCE(ds->byte_count));
+		if (!(bc & MLX5_INLINE_SEG)) {
+			/* PRM: a byte count of 0 means 2 GiB */
+			len = bc ?: BIT(31);
+			synd = sim_sgl_add_key(qp->sim, sgl,
+					       be32_to_cpu(READ_ONCE(ds->lkey)),
+					       be64_to_cpu(READ_ONCE(ds->addr)),
+					       len, qp->pd, qp->qpn, access);
+			if (synd)
+				return synd;
+			unit++;
+			continue;
+		}
+		/* inline: the bytes follow the 4-byte count, across units */
+		len = bc & ~MLX5_INLINE_SEG;
+		off = unit * MLX5_SEND_WQE_DS + sizeof(__be32);
+		end = off + len;
+		if (DIV_ROUND_UP(end, MLX5_SEND_WQE_DS) > w->ds)
+			return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+		while (off < end) {
+			piece = min_t(u32, end - off,
+				      MLX5_SEND_WQE_BB - off % MLX5_SEND_WQE_BB);
+			if (sim_sgl_add_kva(sgl,
+					    sim_wqe_unit(qp, w->start,
+							 off / MLX5_SEND_WQE_DS) +
+					    off % MLX5_SEND_WQE_DS, piece))
+				return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+			off += piece;
+		}
+		unit = DIV_ROUND_UP(end, MLX5_SEND_WQE_DS);
+	}
+	return 0;
+}
+
+static u64 sim_max_msg(const struct sim_qp *qp)
+{
+	return BIT_ULL(qp->log_msg_max ?: 30);
+}
+
+/* The peer of an RC QP: cached per fabric generation. Under RCU. */
+static struct sim_qp *sim_sq_peer(struct sim_qp *qp)
+{
+	u32 gen = sim_fabric_gen();
+	struct sim_qp *peer;
+
+	if (!qp->peer_sim || qp->peer_gen != gen) {
+		qp->peer_sim = sim_fabric_find_gid(qp->rgid, qp->sim);
+		qp->peer_gen = gen;
+	}
+	if (!qp->peer_sim)
+		return NULL;
+	peer = sim_qp_lookup(qp->peer_sim, qp->remote_qpn);
+	if (!peer || peer->st != MLX5_QP_ST_RC)
+		return NULL;
+	return peer;
+}
+
+static enum sim_wqe_res sim_sq_rnr(struct sim_qp *qp, const struct sim_wqe *w,
+				   struct sim_qp *peer)
+{
+	u8 timer = READ_ONCE(peer->min_rnr_nak) & 0x1f;
+
+	atomic64_inc(&qp->sim->estats.rnr_naks);
+	if (!qp->rnr_left)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
+	if (qp->rnr_left != SIM_INFINITE_RNR)
+		qp->rnr_left--;
+	qp->wait = SIM_SQ_WAIT_RNR;
+	qp->wait_until = ktime_get_ns() + (u64)sim_rnr_usec[timer] *
+			 NSEC_PER_USEC;
+	return SIM_WQE_WAIT;
+}
+
+/* No answer: IB's local ACK timeout, 4.096 us << ack_timeout. */
+static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
+				     const struct sim_wqe *w)
+{
+	u64 ns;
+
+	atomic64_inc(&qp->sim->estats.retries);
+	if (!qp->ack_timeout) {
+		/* infinite timeout: keep waiting, look again now and then */
+		ns = SIM_INF_RETRY_NS;
+	} else {
+		if (!qp->retry_left)
+			return sim_sq_error(qp, w,
+				MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+		qp->retry_left--;
+		ns = 4096ULL << min_t(u8, qp->ack_timeout, 31);
+		ns = clamp_t(u64, ns, SIM_MIN_RETRY_NS, SIM_MAX_RETRY_NS);
+	}
+	qp->wait = SIM_SQ_WAIT_RETRY;
+	qp->wait_until = ktime_get_ns() + ns;
+	return SIM_WQE_WAIT;
+}
+
+static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
+				  const struct sim_wqe *w)
+{
+	struct sim_resp_req r = {
+		.req_sim = qp->sim,
+		.wqe_opcode = w->opcode,
+		.src_qpn = qp->qpn,
+		.imm = w->imm,
+		.solicited = w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED,
+	};
+	struct mlx5_wqe_atomic_seg *aseg;
+	struct mlx5_wqe_raddr_seg *rseg;
+	struct sim_qp *peer;
+	u32 unit = 1, byte_cnt = 0;
+	u8 access = SIM_ACC_LR, synd;
+	int res;
+
+	switch (w->opcode) {
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		access = SIM_ACC_LW;
+		fallthrough;
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		if (w->ds < 2)
+			return sim_sq_error(qp, w,
+					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		rseg = sim_wqe_unit(qp, w->start, unit++);
+		r.raddr = be64_to_cpu(READ_ONCE(rseg->raddr));
+		r.rkey = be32_to_cpu(READ_ONCE(rseg->rkey));
+		break;
+	default:
+		break;
+	}
+	if (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	    w->opcode == MLX5_OPCODE_ATOMIC_FA) {
+		if (w->ds < 4)
+			return sim_sq_error(qp, w,
+					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		aseg = sim_wqe_unit(qp, w->start, unit++);
+		r.swap_add = be64_to_cpu(READ_ONCE(aseg->swap_add));
+		r.compare = be64_to_cpu(READ_ONCE(aseg->compare));
+	}
+
+	synd = sim_sq_gather(qp, w, unit, &eng->lsgl, access);
+	if (synd)
+		return sim_sq_error(qp, w, synd);
+	if (eng->lsgl.total > sim_max_msg(qp) ||
+	    ((w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	      w->opcode == MLX5_OPCODE_ATOMIC_FA) && eng->lsgl.total < 8))
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	r.len = eng->lsgl.total;
+	if (access == SIM_ACC_LW)
+		r.dst = &eng->lsgl;
+	else
+		r.src = &eng->lsgl;
+
+	peer = sim_sq_peer(qp);
+	res = peer ? sim_rq_execute(eng, peer, &r) : SIM_RESP_NOT_READY;
+	switch (res) {
+	case SIM_RESP_OK:
+		break;
+	case SIM_RESP_RNR:
+		return sim_sq_rnr(qp, w, peer);
+	case SIM_RESP_NOT_READY:
+		return sim_sq_retry(qp, w);
+	default:
+		return sim_sq_error(qp, w, r.syndrome);
+	}
+	if (w->opcode == MLX5_OPCODE_RDMA_READ)
+		byte_cnt = r.len;
+	else if (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+		 w->opcode == MLX5_OPCODE_ATOMIC_FA)
+		byte_cnt = 8;
+	atomic64_add(r.len, &qp->sim->estats.bytes);
+	return sim_sq_done(qp, w, byte_cnt);
+}
+
+/* UD and GSI: deliver by the address vector, never an error for loss. */
+static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
+				  const struct sim_wqe *w)
+{
+	struct sim_resp_req r = {
+		.req_sim = qp->sim,
+		.wqe_opcode = w->opcode,
+		.src_qpn = qp->qpn,
+		.imm = w->imm,
+		.solicited = w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED,
+	};
+	struct mlx5sp_sim *psim;
+	struct sim_qp *peer = NULL;
+	struct mlx5_av *av;
+	struct sim_gid sgid;
+	u8 dgid[16], synd;
+	u32 dqpn;
+
+	if (w->opcode != MLX5_OPCODE_SEND && w->opcode != MLX5_OPCODE_SEND_IMM)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	/* the datagram segment: three units after the control segment */
+	if (w->ds < 4)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	av = sim_wqe_unit(qp, w->start, 1);
+	dqpn = be32_to_cpu(READ_ONCE(av->dqp_dct)) & 0xffffff;
+	r.qkey = be32_to_cpu(READ_ONCE(av->key.qkey.qkey));
+	if (r.qkey & SIM_QKEY_PRIVILEGED)
+		r.qkey = qp->qkey;
+	r.hop_limit = READ_ONCE(av->hop_limit);
+	r.tclass = READ_ONCE(av->tclass);
+	memcpy(dgid, av->rgid, sizeof(dgid));
+
+	synd = sim_sq_gather(qp, w, 4, &eng->lsgl, SIM_ACC_LR);
+	if (synd)
+		return sim_sq_error(qp, w, synd);
+	if (eng->lsgl.total > SIM_UD_MTU)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	r.len = eng->lsgl.total;
+	r.src = &eng->lsgl;
+
+	if (!sim_gid_get(qp->sim, qp->port,
+			 (be32_to_cpu(READ_ONCE(av->grh_gid_fl)) >> 20) & 0xff,
+			 &sgid))
+		goto dropped;
+	r.sgid = &sgid;
+	r.dgid = dgid;
+	psim = sim_fabric_find_gid(dgid, qp->sim);
+	if (psim)
+		peer = sim_qp_lookup(psim, dqpn);
+	if (!peer || (peer->st != MLX5_QP_ST_UD &&
+		      !(peer->st == MLX5_QP_ST_QP1 && dqpn == SIM_GSI_QPN)))
+		goto dropped;
+	if (sim_rq_deliver_ud(eng, peer, &r) == SIM_RESP_OK) {
+		atomic64_add(r.len, &qp->sim->estats.bytes);
+		return sim_sq_done(qp, w, 0);
+	}
+dropped:
+	atomic64_inc(&qp->sim->estats.ud_dropped);
+	return sim_sq_done(qp, w, 0);
+}
+
+/* @avail: basic blocks the doorbell record covers from the head. */
+static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	u32 opmod_idx_opcode, qpn_ds;
+
+	w->start = qp->sq_ci;
+	ctrl = sim_wqe_unit(qp, w->start, 0);
+	opmod_idx_opcode = be32_to_cpu(READ_ONCE(ctrl->opmod_idx_opcode));
+	qpn_ds = be32_to_cpu(READ_ONCE(ctrl->qpn_ds));
+	w->opcode = opmod_idx_opcode & MLX5_WQE_CTRL_OPCODE_MASK;
+	w->index = (opmod_idx_opcode & MLX5_WQE_CTRL_WQE_INDEX_MASK) >>
+		   MLX5_WQE_CTRL_WQE_INDEX_SHIFT;
+	w->ds = qpn_ds & MLX5_WQE_CTRL_DS_MASK;
+	w->fm_ce_se = READ_ONCE(ctrl->fm_ce_se);
+	w->imm = READ_ONCE(ctrl->imm);
+	w->nbb = DIV_ROUND_UP(w->ds, SIM_UNITS_PER_BB) ?: 1;
+	/* a malformed WQE still completes, as one basic block */
+	if (!w->ds || w->nbb > SIM_MAX_WQE_BBS || w->nbb > qp->sq_wqe_cnt ||
+	    w->nbb > avail ||
+	    (qpn_ds >> MLX5_WQE_CTRL_QPN_SHIFT) != qp->qpn) {
+		w->nbb = 1;
+		return false;
+	}
+	return true;
+}
+
+static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
+				       struct sim_qp *qp, u16 avail)
+{
+	struct sim_wqe w;
+
+	if (!sim_sq_decode(qp, &w, avail))
+		return sim_sq_error(qp, &w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	/* a fenced WQE waits for earlier READs and atomics to complete */
+	if (sim_wqe_fenced(&w) && qp->rd_atomic_inflight)
+		return SIM_WQE_WAIT;
+
+	switch (w.opcode) {
+	case MLX5_OPCODE_NOP:
+		return sim_sq_done(qp, &w, 0);
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+		if (qp->st != MLX5_QP_ST_RC)
+			return sim_sq_ud(eng, qp, &w);
+		return sim_sq_rc(eng, qp, &w);
+	case MLX5_OPCODE_SEND_INVAL:
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		if (qp->st != MLX5_QP_ST_RC)
+			break;
+		return sim_sq_rc(eng, qp, &w);
+	default:
+		break;
+	}
+	return sim_sq_error(qp, &w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+}
+
+/* Under rcu_read_lock(). Returns true if it did anything. */
+bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+{
+	int budget = SIM_SQ_BUDGET;
+	bool work = false;
+	u16 pi;
+
+	spin_lock(&qp->sq_lock);
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !qp->sq_wqe_cnt)
+		goto unlock;
+	if (qp->wait != SIM_SQ_RUN) {
+		if (ktime_get_ns() < qp->wait_until)
+			goto unlock;
+		qp->wait = SIM_SQ_RUN;
+	}
+	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+	/* the WQEs were written before the doorbell record */
+	dma_rmb();
+	while (qp->sq_ci != pi && budget--) {
+		if (sim_sq_execute(eng, qp, pi - qp->sq_ci) == SIM_WQE_WAIT)
+			break;
+		work = true;
+		if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
+			break;
+	}
+unlock:
+	spin_unlock(&qp->sq_lock);
+	return work;
+}
+
+/* ERR: every posted WQE completes with a flush error. */
+bool sim_sq_flush(struct sim_qp *qp)
+{
+	bool work = false;
+	struct sim_wqe w;
+	u16 pi;
+
+	spin_lock(&qp->sq_lock);
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR || !qp->sq_wqe_cnt)
+		goto unlock;
+	qp->wait = SIM_SQ_RUN;
+	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+	dma_rmb();
+	while (qp->sq_ci != pi) {
+		sim_sq_decode(qp, &w, pi - qp->sq_ci);
+		/* the hardware's own counter names the WQE */
+		w.index = qp->sq_ci;
+		sim_sq_complete(qp, &w, MLX5_CQE_REQ_ERR,
+				MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0);
+		qp->sq_ci += w.nbb;
+		atomic64_inc(&qp->sim->estats.flushed);
+		work = true;
+	}
+unlock:
+	spin_unlock(&qp->sq_lock);
+	return work;
+}

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit suites for the RDMA device of mlx5sp: the QP state-transition
+ * table against the IB spec (ib_modify_qp_is_ok), WQE encoding, CQE
+ * decoding, page lists, and a kernel ULP that connects two RC QPs on a
+ * model device and moves SEND, RDMA WRITE and RDMA READ traffic.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
+
+#include "ib.h"
+#include "sim/mlx5sp_sim.h"
+
+/* QP state transitions */
+
+struct transition {
+	enum ib_qp_state cur, next;
+	int rc_req;		/* required attributes for RC, -1: illegal */
+	int ud_req;		/* for UD, -1: illegal */
+	u16 op;			/* the PRM command, 0: none */
+};
+
+#define RC_INIT	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+#define UD_INIT	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+#define RC_RTR	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN | \
+		 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define RC_RTS	(IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+		 IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC)
+
+/* Every pair ib_core's table allows; all other pairs are illegal. */
+static const struct transition legal[] = {
+	{ IB_QPS_RESET, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_RESET, IB_QPS_INIT, RC_INIT, UD_INIT, MLX5_CMD_OP_RST2INIT_QP },
+	{ IB_QPS_INIT, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_INIT, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+	{ IB_QPS_INIT, IB_QPS_INIT, 0, 0, MLX5_CMD_OP_INIT2INIT_QP },
+	{ IB_QPS_INIT, IB_QPS_RTR, RC_RTR, 0, MLX5_CMD_OP_INIT2RTR_QP },
+	{ IB_QPS_RTR, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_RTR, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+	{ IB_QPS_RTR, IB_QPS_RTS, RC_RTS, IB_QP_SQ_PSN, MLX5_CMD_OP_RTR2RTS_QP },
+	{ IB_QPS_RTS, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_RTS, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+	{ IB_QPS_RTS, IB_QPS_RTS, 0, 0, MLX5_CMD_OP_RTS2RTS_QP },
+	{ IB_QPS_RTS, IB_QPS_SQD, 0, 0, MLX5SP_CMD_OP_RTS2SQD_QP },
+	{ IB_QPS_SQD, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_SQD, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+	{ IB_QPS_SQD, IB_QPS_RTS, 0, 0, MLX5_CMD_OP_SQD_RTS_QP },
+	{ IB_QPS_SQD, IB_QPS_SQD, 0, 0, 0 },	/* legal, not offered */
+	{ IB_QPS_SQE, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_SQE, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+	{ IB_QPS_SQE, IB_QPS_RTS, 0, 0, MLX5_CMD_OP_SQERR2RTS_QP },
+	{ IB_QPS_ERR, IB_QPS_RESET, 0, 0, MLX5_CMD_OP_2RST_QP },
+	{ IB_QPS_ERR, IB_QPS_ERR, 0, 0, MLX5_CMD_OP_2ERR_QP },
+};
+
+static const struct transition *find_legal(enum ib_qp_state c,
+					   enum ib_qp_state n)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(legal); i++)
+		if (legal[i].cur == c && legal[i].next == n)
+			return &legal[i];
+	return NULL;
+}
+
+static void qp_transition_table(struct kunit *test)
+{
+	enum ib_qp_state c, n;
+
+	for (c = IB_QPS_RESET; c <= IB_QPS_ERR; c++) {
+		for (n = IB_QPS_RESET; n <= IB_QPS_ERR; n++) {
+			const struct transition *t = find_legal(c, n);
+			int mask = IB_QP_STATE;
+			bool rc_ok, ud_ok;
+
+			rc_ok = ib_modify_qp_is_ok(c, n, IB_QPT_RC,
+						   mask | (t && t->rc_req > 0 ? t->rc_req : 0));
+			ud_ok = ib_modify_qp_is_ok(c, n, IB_QPT_UD,
+						   mask | (t && t->ud_req > 0 ? t->ud_req : 0));
+			KUNIT_EXPECT_EQ_MSG(test, rc_ok, t && t->rc_req >= 0,
+					    "RC %d->%d", c, n);
+			KUNIT_EXPECT_EQ_MSG(test, ud_ok, t && t->ud_req >= 0,
+					    "UD %d->%d", c, n);
+			KUNIT_EXPECT_EQ_MSG(test, mlx5sp_qp_transition_op(c, n),
+					    t ? t->op : 0, "op %d->%d", c, n);
+			/* A legal transition missing a required attribute is not. */
+			if (t && t->rc_req > 0)
+				KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(c, n, IB_QPT_RC,
+									    mask));
+		}
+	}
+}
+
+/* WQE encoding */
+
+static void wqe_rdma_write(struct kunit *test)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = 0x1000, .length = 100, .lkey = 0x1234 },
+		{ .addr = 0x2000, .length = 28, .lkey = 0x5678 },
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = sge, .num_sge = 2,
+			.send_flags = IB_SEND_SIGNALED | IB_SEND_FENCE },
+		.remote_addr = 0xabcdef0012345678ULL, .rkey = 0x4242,
+	};
+	u8 *buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)buf;
+	struct mlx5_wqe_raddr_seg *raddr = (void *)(ctrl + 1);
+	struct mlx5_wqe_data_seg *d = (void *)(raddr + 1);
+	u8 ds;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 0x123, 7, &wr.wr,
+						    0, 0, false, &ds), 0);
+	KUNIT_EXPECT_EQ(test, ds, 4);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ctrl->opmod_idx_opcode),
+			7u << 8 | MLX5_OPCODE_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ctrl->qpn_ds), 0x123u << 8 | 4);
+	KUNIT_EXPECT_EQ(test, ctrl->fm_ce_se,
+			MLX5_WQE_CTRL_CQ_UPDATE | MLX5_FENCE_MODE_FENCE);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(raddr->raddr), 0xabcdef0012345678ULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(raddr->rkey), 0x4242u);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(d[0].byte_count), 100u);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(d[0].lkey), 0x1234u);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(d[0].addr), 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(d[1].lkey), 0x5678u);
+}
+
+static void wqe_send_imm_inline(struct kunit *test)
+{
+	static const char msg[] = "hello, ConnectX";
+	struct ib_sge sge = { .addr = (uintptr_t)msg, .length = sizeof(msg) };
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND_WITH_IMM, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IB_SEND_INLINE | IB_SEND_SOLICITED,
+		.ex.imm_data = cpu_to_be32(0xfeedbeef),
+	};
+	u8 *buf = kunit_kzalloc(test, 128, GFP_KERNEL);
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)buf;
+	struct mlx5_wqe_inline_seg *inl = (void *)(ctrl + 1);
+	u8 ds;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, mlx5sp_build_send_wqe(buf, 128, 1, 0, &wr,
+						    MLX5_WQE_CTRL_CQ_UPDATE, 64,
+						    false, &ds), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ctrl->opmod_idx_opcode) & 0xff,
+			(u32)MLX5_OPCODE_SEND_IMM);
+	KUNIT_EXPECT_EQ(test, ctrl->fm_ce_se,
+			MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_SOLICITED);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ctrl->imm), 0xfeedbeefu);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(inl->byte_count),
+			(u32)sizeof(msg) | MLX5_INLINE_SEG);
+	KUNIT_EXPECT_EQ(test, memcmp(inl->data, msg, sizeof(msg)), 0);
+	KUNIT_EXPECT_EQ(test, ds, 1 + DIV_ROUND_UP(4 + sizeof(msg), 16));
+	/* More inline data than the QP takes */
+	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 128, 1, 0, &wr, 0, 8,
+						    false, &ds), -ENOMEM);
+}
+
+static void wqe_ud_and_bad(struct kunit *test)
+{
+	struct mlx5sp_ah *ah = kunit_kzalloc(test, sizeof(*ah), GFP_KERNEL);
+	struct ib_sge sge = { .addr = 0x3000, .length = 256, .lkey = 7 };
+	struct ib_ud_wr wr = {
+		.wr = { .opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1 },
+		.remote_qpn = 0x55, .remote_qkey = 0x80010000,
+	};
+	u8 *buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	struct mlx5_wqe_datagram_seg *dg = (void *)(buf + 16);
+	u8 ds;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, ah);
+	ah->av.hop_limit = 64;
+	ah->av.rmac[5] = 0x42;
+	wr.ah = &ah->ibah;
+	KUNIT_ASSERT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
+						    true, &ds), 0);
+	KUNIT_EXPECT_EQ(test, ds, 1 + 3 + 1);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(dg->av.dqp_dct),
+			0x55u | MLX5_EXTENDED_UD_AV);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(dg->av.key.qkey.qkey), 0x80010000u);
+	KUNIT_EXPECT_EQ(test, dg->av.hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, dg->av.rmac[5], 0x42);
+
+	/* RDMA on a UD QP, no AH, unknown opcodes, too many SGEs */
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
+						    true, &ds), -EINVAL);
+	wr.wr.opcode = IB_WR_SEND;
+	wr.ah = NULL;
+	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
+						    true, &ds), -EINVAL);
+	wr.wr.opcode = IB_WR_REG_MR;
+	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
+						    false, &ds), -EINVAL);
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 16, 9, 3, &wr.wr, 0, 0,
+						    false, &ds), -ENOMEM);
+}
+
+/* CQE decoding */
+
+static void cqe_req_and_resp(struct kunit *test)
+{
+	struct mlx5_cqe64 *cqe = kunit_kzalloc(test, sizeof(*cqe), GFP_KERNEL);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	cqe->op_own = MLX5_CQE_REQ << 4;
+	cqe->sop_drop_qpn = cpu_to_be32(MLX5_OPCODE_RDMA_READ << 24 | 0x77);
+	cqe->byte_cnt = cpu_to_be32(4096);
+	mlx5sp_parse_cqe(cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 4096u);
+
+	cqe->sop_drop_qpn = cpu_to_be32(MLX5_OPCODE_SEND_IMM << 24 | 0x77);
+	mlx5sp_parse_cqe(cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->op_own = MLX5_CQE_RESP_SEND_IMM << 4 | 1;
+	cqe->byte_cnt = cpu_to_be32(300);
+	cqe->immediate = cpu_to_be32(0x11223344);
+	/* GRH present, RoCE v2 over IPv6, from QP 0xabc */
+	cqe->flags_rqpn = cpu_to_be32(1u << 28 | MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6 << 24 |
+				      0xabc);
+	mlx5sp_parse_cqe(cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 300u);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0x11223344u);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, 0xabcu);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_GRH);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE);
+	KUNIT_EXPECT_EQ(test, wc.network_hdr_type, RDMA_NETWORK_IPV6);
+
+	cqe->op_own = MLX5_CQE_RESP_WR_IMM << 4;
+	mlx5sp_parse_cqe(cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+}
+
+static void cqe_errors(struct kunit *test)
+{
+	static const struct { u8 synd; enum ib_wc_status st; } map[] = {
+		{ MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, IB_WC_LOC_LEN_ERR },
+		{ MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, IB_WC_LOC_QP_OP_ERR },
+		{ MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, IB_WC_LOC_PROT_ERR },
+		{ MLX5_CQE_SYNDROME_WR_FLUSH_ERR, IB_WC_WR_FLUSH_ERR },
+		{ MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, IB_WC_REM_ACCESS_ERR },
+		{ MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IB_WC_REM_OP_ERR },
+		{ MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IB_WC_REM_INV_REQ_ERR },
+		{ MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, IB_WC_RETRY_EXC_ERR },
+		{ MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR },
+		{ MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR, IB_WC_REM_ABORT_ERR },
+		{ MLX5_CQE_SYNDROME_BAD_RESP_ERR, IB_WC_BAD_RESP_ERR },
+		{ 0x7f, IB_WC_GENERAL_ERR },
+	};
+	struct mlx5_err_cqe *err = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, err);
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		err->op_own = (i & 1 ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR) << 4;
+		err->syndrome = map[i].synd;
+		err->vendor_err_synd = 0x33;
+		mlx5sp_parse_cqe((void *)err, &wc);
+		KUNIT_EXPECT_EQ_MSG(test, wc.status, map[i].st, "syndrome 0x%x",
+				    map[i].synd);
+		KUNIT_EXPECT_EQ(test, wc.vendor_err, 0x33u);
+	}
+}
+
+/* Page lists */
+
+static void page_lists(struct kunit *test)
+{
+	__be64 *pas = kunit_kcalloc(test, 4, sizeof(*pas), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pas);
+	mlx5sp_fill_pas_contig(0x100000, 3, pas);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pas[0]), 0x100000ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pas[1]), 0x101000ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pas[2]), 0x102000ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pas[3]), 0ULL);
+	/* octowords: two 8-byte entries each, pages touched by [addr, addr+len) */
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0x1000, 0x1000, 12), 1u);
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0x1000, 0x2000, 12), 1u);
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0x1800, 0x2000, 12), 2u);
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0x10, 1, 21), 1u);
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0x1fffff, 2, 21), 1u);
+	KUNIT_EXPECT_EQ(test, mlx5sp_octo_len(0, 5ULL << 21, 21), 3u);
+}
+
+static struct kunit_case ib_logic_cases[] = {
+	KUNIT_CASE(qp_transition_table),
+	KUNIT_CASE(wqe_rdma_write),
+	KUNIT_CASE(wqe_send_imm_inline),
+	KUNIT_CASE(wqe_ud_and_bad),
+	KUNIT_CASE(cqe_req_and_resp),
+	KUNIT_CASE(cqe_errors),
+	KUNIT_CASE(page_lists),
+	{}
+};
+
+static struct kunit_suite ib_logic_suite = {
+	.name = "mlx5sp_ib_logic",
+	.test_cases = ib_logic_cases,
+};
+
+/* A kernel ULP on a model device */
+
+#define ULP_BUF		4096
+#define ULP_TIMEOUT_MS	10000
+
+struct ulp {
+	struct mlx5sp_sim *sim;
+	struct net_device *ndev;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	void *buf[2];
+	u64 dma[2];
+	u32 gid_index;
+	union ib_gid gid;
+};
+
+static void ulp_exit(void *data)
+{
+	struct ulp *u = data;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!IS_ERR_OR_NULL(u->qp[i]))
+			ib_destroy_qp(u->qp[i]);
+		if (u->dma[i])
+			ib_dma_unmap_single(u->ibdev, u->dma[i], ULP_BUF,
+					    DMA_BIDIRECTIONAL);
+		kfree(u->buf[i]);
+	}
+	if (!IS_ERR_OR_NULL(u->cq))
+		ib_destroy_cq(u->cq);
+	if (!IS_ERR_OR_NULL(u->pd))
+		ib_dealloc_pd(u->pd);
+	if (u->ibdev)
+		ib_device_put(u->ibdev);
+	if (u->sim)
+		mlx5sp_sim_destroy(u->sim);
+	if (u->ndev)
+		dev_put(u->ndev);
+}
+
+/* The RoCE v2 GID of the netdev's link-local address. */
+static int find_gid(struct ulp *u)
+{
+	const struct ib_gid_attr *attr;
+	int i, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		for (i = 0; i < 16; i++) {
+			attr = rdma_get_gid_attr(u->ibdev, 1, i);
+			if (IS_ERR(attr))
+				continue;
+			if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+			    attr->gid.raw[0] == 0xfe && attr->gid.raw[1] == 0x80) {
+				u->gid_index = i;
+				u->gid = attr->gid;
+				rdma_put_gid_attr(attr);
+				return 0;
+			}
+			rdma_put_gid_attr(attr);
+		}
+		msleep(50);
+	}
+	return -ENOENT;
+}
+
+static int connect_qp(struct ulp *u, struct ib_qp *qp, u32 dest)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ;
+	if (u->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+		a.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, &u->gid, 0, u->gid_index, 64, 0);
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0x100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int poll_n(struct ulp *u, struct ib_wc *wc, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
+	int got = 0, r;
+
+	while (got < n && time_before(jiffies, end)) {
+		r = ib_poll_cq(u->cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (got < n)
+			usleep_range(500, 1000);
+	}
+	return got;
+}
+
+static struct ulp *ulp_setup(struct kunit *test)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct ib_qp_init_attr qa = {};
+	struct ulp *u;
+	int i, err;
+
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, ulp_exit, u));
+	u->ndev = dev_get_by_name(&init_net, "dummy0");
+	if (!u->ndev)
+		kunit_skip(test, "no dummy0 netdev");
+	rtnl_lock();
+	err = dev_open(u->ndev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	u->sim = mlx5sp_sim_create_on("ku_ib0", NULL, u->ndev);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(u->sim), "create: %ld", PTR_ERR(u->sim));
+	u->ibdev = ib_device_get_by_name("ku_ib0", RDMA_DRIVER_MLX5);
+	KUNIT_ASSERT_NOT_NULL(test, u->ibdev);
+	KUNIT_ASSERT_EQ(test, find_gid(u), 0);
+
+	u->pd = ib_alloc_pd(u->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(u->pd), "pd: %ld", PTR_ERR(u->pd));
+	u->cq = ib_create_cq(u->ibdev, NULL, NULL, NULL, &cq_attr);
+	if (IS_ERR(u->cq) && PTR_ERR(u->cq) == -EOPNOTSUPP)
+		kunit_skip(test, "the model has no CQs");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(u->cq), "cq: %ld", PTR_ERR(u->cq));
+
+	qa.send_cq = u->cq;
+	qa.recv_cq = u->cq;
+	qa.qp_type = IB_QPT_RC;
+	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qa.cap.max_send_wr = 16;
+	qa.cap.max_recv_wr = 16;
+	qa.cap.max_send_sge = 2;
+	qa.cap.max_recv_sge = 2;
+	qa.cap.max_inline_data = 64;
+	for (i = 0; i < 2; i++) {
+		u->qp[i] = ib_create_qp(u->pd, &qa);
+		if (IS_ERR(u->qp[i]) && PTR_ERR(u->qp[i]) == -EOPNOTSUPP)
+			kunit_skip(test, "the model has no QPs");
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(u->qp[i]), "qp: %ld",
+				       PTR_ERR(u->qp[i]));
+		u->buf[i] = kzalloc(ULP_BUF, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, u->buf[i]);
+		u->dma[i] = ib_dma_map_single(u->ibdev, u->buf[i], ULP_BUF,
+					      DMA_BIDIRECTIONAL);
+		KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(u->ibdev, u->dma[i]));
+	}
+	KUNIT_ASSERT_EQ(test, connect_qp(u, u->qp[0], u->qp[1]->qp_num), 0);
+	KUNIT_ASSERT_EQ(test, connect_qp(u, u->qp[1], u->qp[0]->qp_num), 0);
+	return u;
+}
+
+static void fill(void *buf, u8 seed)
+{
+	u8 *p = buf;
+	int i;
+
+	for (i = 0; i < ULP_BUF; i++)
+		p[i] = seed + i * 7;
+}
+
+static void ulp_send_write_read(struct kunit *test)
+{
+	struct ulp *u = ulp_setup(test);
+	struct ib_sge rsge = { .addr = u->dma[1], .length = ULP_BUF,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_sge ssge = { .addr = u->dma[0], .length = 1000,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 1, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 2, .sg_list = &ssge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_rdma_wr rdma = {};
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	struct ib_wc wc[2];
+	int n;
+
+	/* SEND */
+	fill(u->buf[0], 1);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, &rbad), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &swr, &bad), 0);
+	n = poll_n(u, wc, 2);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id + wc[1].wr_id, 3ULL);
+	if (wc[0].wr_id == 1)
+		KUNIT_EXPECT_EQ(test, wc[0].byte_len, 1000u);
+	else
+		KUNIT_EXPECT_EQ(test, wc[1].byte_len, 1000u);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], 1000), 0);
+
+	/* RDMA WRITE: all of buffer 0 over buffer 1 */
+	fill(u->buf[0], 77);
+	ssge.length = ULP_BUF;
+	rdma.wr.wr_id = 3;
+	rdma.wr.sg_list = &ssge;
+	rdma.wr.num_sge = 1;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.wr.send_flags = IB_SEND_SIGNALED;
+	rdma.remote_addr = u->dma[1];
+	rdma.rkey = u->pd->unsafe_global_rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &rdma.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], ULP_BUF), 0);
+
+	/* RDMA READ: buffer 1 (changed) back into buffer 0 */
+	fill(u->buf[1], 200);
+	memset(u->buf[0], 0, ULP_BUF);
+	rdma.wr.wr_id = 4;
+	rdma.wr.opcode = IB_WR_RDMA_READ;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &rdma.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc[0].byte_len, (u32)ULP_BUF);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], ULP_BUF), 0);
+}
+
+static void ulp_atomics(struct kunit *test)
+{
+	struct ulp *u = ulp_setup(test);
+	struct ib_sge sge = { .addr = u->dma[0], .length = 8,
+			      .lkey = u->pd->local_dma_lkey };
+	struct ib_atomic_wr awr = {};
+	const struct ib_send_wr *bad;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	u64 *local = u->buf[0], *remote = u->buf[1];
+
+	if (u->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE)
+		kunit_skip(test, "no atomics");
+	/* ib_core's global rkey has no atomic right: a DMA MR that has. */
+	mr = u->ibdev->ops.get_dma_mr(u->pd, IB_ACCESS_LOCAL_WRITE |
+				      IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mr->device = u->ibdev;
+	mr->pd = u->pd;
+
+	*remote = 40;
+	awr.wr.wr_id = 5;
+	awr.wr.sg_list = &sge;
+	awr.wr.num_sge = 1;
+	awr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	awr.wr.send_flags = IB_SEND_SIGNALED;
+	awr.remote_addr = u->dma[1];
+	awr.rkey = mr->rkey;
+	awr.compare_add = 2;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &awr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, *local, 40ULL);
+	KUNIT_EXPECT_EQ(test, *remote, 42ULL);
+
+	awr.wr.wr_id = 6;
+	awr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	awr.compare_add = 42;
+	awr.swap = 0x1234567890ULL;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &awr.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_COMP_SWAP);
+	KUNIT_EXPECT_EQ(test, *local, 42ULL);
+	KUNIT_EXPECT_EQ(test, *remote, 0x1234567890ULL);
+	KUNIT_EXPECT_EQ(test, u->ibdev->ops.dereg_mr(mr, NULL), 0);
+}
+
+static void ulp_bad_input(struct kunit *test)
+{
+	struct ulp *u = ulp_setup(test);
+	struct ib_sge sge = { .addr = u->dma[0], .length = 64,
+			      .lkey = u->pd->local_dma_lkey };
+	struct ib_send_wr swr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_REG_MR,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct mlx5sp_sim_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct ib_qp_attr a = {};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc wc;
+	u64 cmds;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	/* A WR the QP cannot carry fails at post, nothing reaches the device. */
+	KUNIT_EXPECT_EQ(test, ib_post_send(u->qp[0], &swr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&swr);
+	swr.opcode = IB_WR_SEND;
+	swr.num_sge = 100;
+	KUNIT_EXPECT_EQ(test, ib_post_send(u->qp[0], &swr, &bad), -EINVAL);
+
+	/* Illegal transitions and attributes fail before any command. */
+	mlx5sp_sim_get_stats(u->sim, st);
+	cmds = st->cmds_executed;
+	a.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(u->qp[0], &a, IB_QP_STATE), -EINVAL);
+	a.qp_state = IB_QPS_RTS;
+	a.min_rnr_timer = 40;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(u->qp[0], &a,
+					   IB_QP_STATE | IB_QP_MIN_RNR_TIMER), -EINVAL);
+	a.qp_state = IB_QPS_SQD;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(u->qp[0], &a,
+					   IB_QP_STATE | IB_QP_PATH_MTU), -EINVAL);
+	mlx5sp_sim_get_stats(u->sim, st);
+	KUNIT_EXPECT_EQ(test, st->cmds_executed, cmds);
+
+	/* A bad lkey reaches the device: an error completion. */
+	swr.num_sge = 1;
+	sge.lkey = 0xdead00;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &swr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, &wc, 1), 1);
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
+}
+
+static struct kunit_case ib_ulp_cases[] = {
+	KUNIT_CASE_SLOW(ulp_send_write_read),
+	KUNIT_CASE_SLOW(ulp_atomics),
+	KUNIT_CASE_SLOW(ulp_bad_input),
+	{}
+};
+
+static struct kunit_suite ib_ulp_suite = {
+	.name = "mlx5sp_ib_ulp",
+	.test_cases = ib_ulp_cases,
+};
+
+kunit_test_suites(&ib_logic_suite, &ib_ulp_suite);

@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit suites for the software ConnectX's data path, without the driver's
+ * IB layer: the CQE encoder, the QP state machine as firmware sees it,
+ * MKEY checks and MTT translation, and RC traffic between two QPs of a
+ * model device driven through raw PRM commands, WQEs built with the
+ * <linux/mlx5/qp.h> segments and doorbells rung through the BAR.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/ipv6.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+
+#include "mlx5sp.h"
+#include "sim/sim.h"
+
+/* ---- suite: encoders and tables (no device) --------------------------- */
+
+static void cqe_owner_and_opcode(struct kunit *test)
+{
+	struct sim_cqe_info ci = {
+		.opcode = MLX5_CQE_REQ,
+		.wqe_opcode = MLX5_OPCODE_RDMA_READ,
+		.wqe_counter = 0x1234,
+		.qpn = 0xabcdef,
+		.user_index = 0x123456,
+		.byte_cnt = 4096,
+	};
+	struct mlx5_cqe64 cqe;
+
+	sim_cqe_encode(&cqe, &ci, 0, 4);
+	KUNIT_EXPECT_EQ(test, cqe.op_own, MLX5_CQE_REQ << 4 | 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe.sop_drop_qpn),
+			MLX5_OPCODE_RDMA_READ << 24 | 0xabcdef);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe.wqe_counter), 0x1234);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe.srqn), 0x123456);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe.byte_cnt), 4096);
+
+	/* the owner bit flips each pass over a CQ of 16 */
+	sim_cqe_encode(&cqe, &ci, 15, 4);
+	KUNIT_EXPECT_EQ(test, cqe.op_own & MLX5_CQE_OWNER_MASK, 0);
+	sim_cqe_encode(&cqe, &ci, 16, 4);
+	KUNIT_EXPECT_EQ(test, cqe.op_own & MLX5_CQE_OWNER_MASK, 1);
+	sim_cqe_encode(&cqe, &ci, 32, 4);
+	KUNIT_EXPECT_EQ(test, cqe.op_own & MLX5_CQE_OWNER_MASK, 0);
+}
+
+static void cqe_error_layout(struct kunit *test)
+{
+	struct sim_cqe_info ci = {
+		.opcode = MLX5_CQE_REQ_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+		.wqe_opcode = MLX5_OPCODE_RDMA_WRITE,
+		.wqe_counter = 7,
+		.qpn = 0x48,
+		.user_index = 5,
+	};
+	struct mlx5_cqe64 cqe;
+	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)&cqe;
+
+	sim_cqe_encode(&cqe, &ci, 3, 2);
+	KUNIT_EXPECT_EQ(test, cqe.op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, cqe.op_own & 1, 0);
+	KUNIT_EXPECT_EQ(test, err->syndrome,
+			MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(err->s_wqe_opcode_qpn),
+			MLX5_OPCODE_RDMA_WRITE << 24 | 0x48);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(err->wqe_counter), 7);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(err->srqn), 5);
+
+	ci.opcode = MLX5_CQE_RESP_SEND_IMM;
+	ci.imm = cpu_to_be32(0xfeedbeef);
+	ci.flags_rqpn = BIT(28) | 2 << 24 | 1;
+	sim_cqe_encode(&cqe, &ci, 4, 2);
+	KUNIT_EXPECT_EQ(test, cqe.op_own, MLX5_CQE_RESP_SEND_IMM << 4 | 1);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe.immediate), 0xfeedbeef);
+	KUNIT_EXPECT_EQ(test, (be32_to_cpu(cqe.flags_rqpn) >> 28) & 3, 1);
+	KUNIT_EXPECT_EQ(test, (be32_to_cpu(cqe.flags_rqpn) >> 24) & 3,
+			MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV4);
+}
+
+#define QPS(s)	BIT(MLX5_QP_STATE_##s)
+#define QPS_ALL	(QPS(RST) | QPS(INIT) | QPS(RTR) | QPS(RTS) | QPS(SQER) | \
+		 QPS(SQD) | QPS(ERR))
+
+static const struct {
+	u16 opcode;
+	u32 from;
+	u8 to;
+} qp_legal[] = {
+	{ MLX5_CMD_OP_RST2INIT_QP, QPS(RST), MLX5_QP_STATE_INIT },
+	{ MLX5_CMD_OP_INIT2INIT_QP, QPS(INIT), MLX5_QP_STATE_INIT },
+	{ MLX5_CMD_OP_INIT2RTR_QP, QPS(INIT), MLX5_QP_STATE_RTR },
+	{ MLX5_CMD_OP_RTR2RTS_QP, QPS(RTR), MLX5_QP_STATE_RTS },
+	{ MLX5_CMD_OP_RTS2RTS_QP, QPS(RTS), MLX5_QP_STATE_RTS },
+	{ MLX5_CMD_OP_SQERR2RTS_QP, QPS(SQER), MLX5_QP_STATE_RTS },
+	{ MLX5SP_CMD_OP_RTS2SQD_QP, QPS(RTS), MLX5_QP_STATE_SQD },
+	{ MLX5_CMD_OP_SQD_RTS_QP, QPS(SQD), MLX5_QP_STATE_RTS },
+	{ MLX5_CMD_OP_2ERR_QP, QPS_ALL, MLX5_QP_STATE_ERR },
+	{ MLX5_CMD_OP_2RST_QP, QPS_ALL, MLX5_QP_STATE_RST },
+};
+
+/* Every (command, state) pair: legal ones land where PRM says, others fail. */
+static void qp_state_table(struct kunit *test)
+{
+	static const u8 states[] = {
+		MLX5_QP_STATE_RST, MLX5_QP_STATE_INIT, MLX5_QP_STATE_RTR,
+		MLX5_QP_STATE_RTS, MLX5_QP_STATE_SQER, MLX5_QP_STATE_SQD,
+		MLX5_QP_STATE_ERR, MLX5_QP_STATE_SQ_DRAINING,
+	};
+	int i, j;
+	u8 next;
+
+	for (i = 0; i < ARRAY_SIZE(qp_legal); i++) {
+		for (j = 0; j < ARRAY_SIZE(states); j++) {
+			bool legal = qp_legal[i].from & BIT(states[j]);
+			int err = sim_qp_transition(qp_legal[i].opcode,
+						    states[j], &next);
+
+			KUNIT_EXPECT_EQ_MSG(test, err, legal ? 0 : -EINVAL,
+					    "op 0x%x from %u", qp_legal[i].opcode,
+					    states[j]);
+			if (legal && !err)
+				KUNIT_EXPECT_EQ(test, next, qp_legal[i].to);
+		}
+	}
+	/* not a QP command at all */
+	KUNIT_EXPECT_EQ(test, sim_qp_transition(MLX5_CMD_OP_CREATE_QP,
+						MLX5_QP_STATE_RST, &next),
+			-EINVAL);
+}
+
+static void mkey_checks(struct kunit *test)
+{
+	u64 mtt[3] = { 0x10000, 0x30000, 0x20000 };
+	struct sim_mkey mk = {
+		.access_mode = MLX5_MKC_ACCESS_MODE_MTT,
+		.access = SIM_ACC_LR | SIM_ACC_LW | SIM_ACC_RR,
+		.pd = 3,
+		.qpn = 0xffffff,
+		.start = 0x7000100,	/* 256 bytes into its first page */
+		.len = 3 * 4096 - 256,
+		.page_shift = 12,
+		.nmtt = 3,
+		.mtt = mtt,
+	};
+	u64 avail = 0;
+
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, mk.len,
+					     SIM_ACC_LW), 0);
+	/* PD, access, bounds at both ends, overflow */
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 4, 9, mk.start, 1, 0), 2);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, 1,
+					     SIM_ACC_RW), 3);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, 1,
+					     SIM_ACC_A), 3);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start - 1, 1, 0),
+			4);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, mk.len + 1,
+					     0), 4);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start + mk.len, 1,
+					     0), 4);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start + 8,
+					     U64_MAX, 0), 4);
+	/* a key bound to one QP */
+	mk.qpn = 9;
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 10, mk.start, 1, 0), 2);
+	/* a free key (UMR not done) reaches nothing */
+	mk.free = true;
+	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, 1, 0), 1);
+
+	/* translation: page by page, offset kept, contiguous bytes left */
+	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, mk.start, &avail),
+			0x10100ULL);
+	KUNIT_EXPECT_EQ(test, avail, 4096ULL - 256);
+	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, 0x7001000, &avail),
+			0x30000ULL);
+	KUNIT_EXPECT_EQ(test, avail, 4096ULL);
+	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, 0x7002ffc, &avail),
+			0x20ffcULL);
+	KUNIT_EXPECT_EQ(test, avail, 4ULL);
+	/* beyond the table, and a hole */
+	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, 0x7003000, &avail), 0ULL);
+	mtt[1] = 0;
+	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, 0x7001000, &avail), 0ULL);
+}
+
+static struct kunit_case sim_logic_cases[] = {
+	KUNIT_CASE(cqe_owner_and_opcode),
+	KUNIT_CASE(cqe_error_layout),
+	KUNIT_CASE(qp_state_table),
+	KUNIT_CASE(mkey_checks),
+	{}
+};
+
+static struct kunit_suite sim_logic_suite = {
+	.name = "mlx5sp_sim_logic",
+	.test_cases = sim_logic_cases,
+};
+
+/* ---- suite: RC traffic through raw commands ----------------------------- */
+
+#define T_CQ_LOG	6		/* 64 CQEs: one page */
+#define T_LOG_SQ	4		/* 16 basic blocks */
+#define T_LOG_RQ	4		/* 16 receive WQEs of 64 bytes */
+#define T_RQ_STRIDE	64
+#define T_GID_INDEX	0
+#define T_WAIT_MS	2000
+#define T_MAX_PAGES	16
+
+struct t_qp {
+	u32 qpn;
+	void *buf;			/* one page: RQ, then SQ at 1 KiB */
+	__be32 *db;
+	u16 sq_pi;			/* basic blocks posted */
+	u16 rq_pi;
+};
+
+struct t_dev {
+	struct kunit *test;
+	struct mlx5sp_sim *sim;
+	struct mlx5sp_dev *dev;
+	struct mlx5sp_model_dev *mdev;
+	u32 pdn;
+	u32 uar;
+	u32 cqn;
+	u32 dma_key;			/* PA, length64, all access */
+	struct mlx5_cqe64 *cq;		/* one page of CQEs */
+	__be32 *cq_db;
+	u32 cq_ci;
+	u8 gid[16];
+	void *pages[T_MAX_PAGES];	/* freed after the device is gone */
+	int npages;
+};
+
+/*
+ * A zeroed page the model reaches by its physical address. Like a
+ * driver, the test frees such memory only once the device cannot
+ * touch it any more.
+ */
+static void *t_page(struct t_dev *d)
+{
+	void *p;
+
+	KUNIT_ASSERT_LT(d->test, d->npages, T_MAX_PAGES);
+	p = (void *)get_zeroed_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(d->test, p);
+	d->pages[d->npages++] = p;
+	return p;
+}
+
+static u64 t_pa(void *p)
+{
+	return virt_to_phys(p);
+}
+
+static void t_dev_down(void *data)
+{
+	struct t_dev *d = data;
+	int i;
+
+	mlx5sp_sim_destroy(d->sim);
+	for (i = 0; i < d->npages; i++)
+		free_page((unsigned long)d->pages[i]);
+}
+
+static int t_cmd(struct t_dev *d, void *in, int inlen, void *out, int outlen)
+{
+	return mlx5sp_cmd_exec(d->dev, in, inlen, out, outlen);
+}
+
+static void t_dev_up(struct kunit *test, struct t_dev *d, const char *name)
+{
+	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(alloc_pd_in)] = {};
+	void *ra, *cin, *cqc;
+	void *mkin, *mkc;
+	int i;
+
+	d->test = test;
+	d->sim = mlx5sp_sim_create(name, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(d->sim));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, t_dev_down,
+							   d));
+	KUNIT_ASSERT_EQ(test, mlx5sp_sim_attach(d->sim), 0);
+	d->mdev = mlx5sp_sim_model(d->sim);
+	d->dev = mlx5sp_model_to_dev(d->mdev);
+	KUNIT_ASSERT_NOT_NULL(test, d->dev);
+
+	MLX5_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	KUNIT_ASSERT_EQ(test, t_cmd(d, in, sizeof(in), out,
+				    MLX5_ST_SZ_BYTES(alloc_pd_out)), 0);
+	d->pdn = MLX5_GET(alloc_pd_out, out, pd);
+
+	memset(in, 0, sizeof(in));
+	MLX5_SET(alloc_uar_in, in, opcode, MLX5_CMD_OP_ALLOC_UAR);
+	KUNIT_ASSERT_EQ(test, t_cmd(d, in, MLX5_ST_SZ_BYTES(alloc_uar_in), out,
+				    MLX5_ST_SZ_BYTES(alloc_uar_out)), 0);
+	d->uar = MLX5_GET(alloc_uar_out, out, uar);
+	KUNIT_EXPECT_NOT_NULL(test, d->mdev->ops->uar_page(d->mdev, d->uar));
+
+	/* the GID both QPs use: RoCE v2, IPv6 */
+	ra = kunit_kzalloc(test, MLX5_ST_SZ_BYTES(set_roce_address_in),
+			   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ra);
+	for (i = 0; i < 16; i++)
+		d->gid[i] = i == 0 ? 0xfe : i == 1 ? 0x80 : i == 15 ? name[3] : 0;
+	MLX5_SET(set_roce_address_in, ra, opcode,
+		 MLX5_CMD_OP_SET_ROCE_ADDRESS);
+	MLX5_SET(set_roce_address_in, ra, roce_address_index, T_GID_INDEX);
+	memcpy(MLX5_ADDR_OF(set_roce_address_in, ra,
+			    roce_address.source_l3_address), d->gid, 16);
+	MLX5_SET(set_roce_address_in, ra, roce_address.roce_version,
+		 MLX5_ROCE_VERSION_2);
+	MLX5_SET(set_roce_address_in, ra, roce_address.roce_l3_type,
+		 MLX5_ROCE_L3_TYPE_IPV6);
+	KUNIT_ASSERT_EQ(test, t_cmd(d, ra,
+				    MLX5_ST_SZ_BYTES(set_roce_address_in), out,
+				    MLX5_ST_SZ_BYTES(set_roce_address_out)),
+			0);
+
+	/* get_dma_mr's key: PA, length64 */
+	mkin = kunit_kzalloc(test, MLX5_ST_SZ_BYTES(create_mkey_in),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mkin);
+	mkc = MLX5_ADDR_OF(create_mkey_in, mkin, memory_key_mkey_entry);
+	MLX5_SET(create_mkey_in, mkin, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
+	MLX5_SET(mkc, mkc, length64, 1);
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, lw, 1);
+	MLX5_SET(mkc, mkc, rr, 1);
+	MLX5_SET(mkc, mkc, rw, 1);
+	MLX5_SET(mkc, mkc, a, 1);
+	MLX5_SET(mkc, mkc, pd, d->pdn);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, mkey_7_0, 0x5a);
+	KUNIT_ASSERT_EQ(test, t_cmd(d, mkin, MLX5_ST_SZ_BYTES(create_mkey_in),
+				    out, MLX5_ST_SZ_BYTES(create_mkey_out)), 0);
+	d->dma_key = MLX5_GET(create_mkey_out, out, mkey_index) << 8 | 0x5a;
+
+	/* one CQ for everything, on the async EQ (never armed) */
+	d->cq = t_page(d);
+	d->cq_db = t_page(d);
+	for (i = 0; i < BIT(T_CQ_LOG); i++)
+		d->cq[i].op_own = MLX5_CQE_INVALID << 4;
+	cin = kunit_kzalloc(test, MLX5_ST_SZ_BYTES(create_cq_in) + 8,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cin);
+	cqc = MLX5_ADDR_OF(create_cq_in, cin, cq_context);
+	MLX5_SET(create_cq_in, cin, opcode, MLX5_CMD_OP_CREATE_CQ);
+	MLX5_SET(cqc, cqc, log_cq_size, T_CQ_LOG);
+	MLX5_SET(cqc, cqc, uar_page, d->uar);
+	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, d->dev->async_eq.eqn);
+	MLX5_SET64(cqc, cqc, dbr_addr, t_pa(d->cq_db));
+	*(__be64 *)MLX5_ADDR_OF(create_cq_in, cin, pas) =
+		cpu_to_be64(t_pa(d->cq));
+	KUNIT_ASSERT_EQ(test, t_cmd(d, cin, MLX5_ST_SZ_BYTES(create_cq_in) + 8,
+				    out, MLX5_ST_SZ_BYTES(create_cq_out)), 0);
+	d->cqn = MLX5_GET(create_cq_out, out, cqn);
+}
+
+/* The next CQE, consumed; NULL after @ms without one. */
+static struct mlx5_cqe64 *t_poll(struct t_dev *d, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	struct mlx5_cqe64 *cqe;
+
+	cqe = &d->cq[d->cq_ci & (BIT(T_CQ_LOG) - 1)];
+	for (;;) {
+		u8 own = READ_ONCE(cqe->op_own);
+
+		if ((own >> 4) != MLX5_CQE_INVALID &&
+		    (own & 1) == ((d->cq_ci >> T_CQ_LOG) & 1))
+			break;
+		if (time_after(jiffies, end))
+			return NULL;
+		usleep_range(100, 200);
+	}
+	dma_rmb();
+	d->cq_ci++;
+	WRITE_ONCE(d->cq_db[0], cpu_to_be32(d->cq_ci & 0xffffff));
+	return cqe;
+}
+
+static int t_qp_cmd(struct t_dev *d, u16 opcode, u32 qpn, u32 optpar,
+		    const void *qpc, u32 *status)
+{
+	u32 out[MLX5_ST_SZ_DW(rst2init_qp_out)] = {};
+	void *in;
+	int err;
+
+	in = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(rst2init_qp_in),
+			   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(d->test, in);
+	MLX5_SET(rst2init_qp_in, in, opcode, opcode);
+	MLX5_SET(rst2init_qp_in, in, qpn, qpn);
+	MLX5_SET(rst2init_qp_in, in, opt_param_mask, optpar);
+	if (qpc)
+		memcpy(MLX5_ADDR_OF(rst2init_qp_in, in, qpc), qpc,
+		       MLX5_ST_SZ_BYTES(qpc));
+	err = t_cmd(d, in, MLX5_ST_SZ_BYTES(rst2init_qp_in), out, sizeof(out));
+	if (status)
+		*status = MLX5SP_CMD_STATUS(out);
+	return err;
+}
+
+static void t_qp_create_st(struct t_dev *d, struct t_qp *qp, u8 st)
+{
+	u32 out[MLX5_ST_SZ_DW(create_qp_out)] = {};
+	void *in, *qpc;
+
+	qp->buf = t_page(d);
+	qp->db = t_page(d);
+	in = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(create_qp_in) + 8,
+			   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(d->test, in);
+	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
+	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+	MLX5_SET(qpc, qpc, st, st);
+	MLX5_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);
+	MLX5_SET(qpc, qpc, pd, d->pdn);
+	MLX5_SET(qpc, qpc, uar_page, d->uar);
+	MLX5_SET(qpc, qpc, log_rq_stride, ilog2(T_RQ_STRIDE) - 4);
+	MLX5_SET(qpc, qpc, log_rq_size, T_LOG_RQ);
+	MLX5_SET(qpc, qpc, rq_type, MLX5_NON_ZERO_RQ);
+	MLX5_SET(qpc, qpc, log_sq_size, T_LOG_SQ);
+	MLX5_SET(qpc, qpc, cqn_snd, d->cqn);
+	MLX5_SET(qpc, qpc, cqn_rcv, d->cqn);
+	MLX5_SET(qpc, qpc, user_index, 0x77);
+	MLX5_SET64(qpc, qpc, dbr_addr, t_pa(qp->db));
+	*(__be64 *)MLX5_ADDR_OF(create_qp_in, in, pas) =
+		cpu_to_be64(t_pa(qp->buf));
+	KUNIT_ASSERT_EQ(d->test, t_cmd(d, in,
+				       MLX5_ST_SZ_BYTES(create_qp_in) + 8, out,
+				       sizeof(out)), 0);
+	qp->qpn = MLX5_GET(create_qp_out, out, qpn);
+}
+
+static void t_qp_create(struct t_dev *d, struct t_qp *qp)
+{
+	t_qp_create_st(d, qp, MLX5_QP_ST_RC);
+}
+
+/* RST -> INIT -> RTR -> RTS, connected to @rqpn at @rgid. */
+static void t_qp_connect(struct t_dev *d, struct t_qp *qp, u32 rqpn,
+			 const u8 *rgid, u8 rnr_retry)
+{
+	void *qpc = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(qpc), GFP_KERNEL);
+	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
+
+	KUNIT_ASSERT_NOT_NULL(d->test, qpc);
+	MLX5_SET(qpc, qpc, rre, 1);
+	MLX5_SET(qpc, qpc, rwe, 1);
+	MLX5_SET(qpc, qpc, rae, 1);
+	MLX5_SET(ads, path, vhca_port_num, 1);
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_RST2INIT_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+
+	memcpy(MLX5_ADDR_OF(ads, path, rgid_rip), rgid, 16);
+	MLX5_SET(ads, path, src_addr_index, T_GID_INDEX);
+	MLX5_SET(ads, path, hop_limit, 64);
+	MLX5_SET(qpc, qpc, mtu, MLX5_QPC_MTU_4K_BYTES);
+	MLX5_SET(qpc, qpc, log_msg_max, 30);
+	MLX5_SET(qpc, qpc, remote_qpn, rqpn);
+	MLX5_SET(qpc, qpc, min_rnr_nak, 1);	/* 10 us */
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_INIT2RTR_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+
+	MLX5_SET(ads, path, ack_timeout, 1);
+	MLX5_SET(qpc, qpc, retry_count, 1);
+	MLX5_SET(qpc, qpc, rnr_retry, rnr_retry);
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_RTR2RTS_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+}
+
+static void t_post_recv(struct t_qp *qp, u32 lkey, void *addr, u32 len)
+{
+	struct mlx5_wqe_data_seg *ds = qp->buf + (qp->rq_pi & 15) * T_RQ_STRIDE;
+
+	ds[0].byte_count = cpu_to_be32(len);
+	ds[0].lkey = cpu_to_be32(lkey);
+	ds[0].addr = cpu_to_be64(t_pa(addr));
+	ds[1].lkey = MLX5_TERMINATE_SCATTER_LIST_LKEY;
+	qp->rq_pi++;
+	dma_wmb();
+	WRITE_ONCE(qp->db[MLX5_RCV_DBR], cpu_to_be32(qp->rq_pi));
+}
+
+/* A WQE in one basic block: ctrl, [raddr], [atomic], one data segment. */
+struct t_wr {
+	u8 opcode;
+	u32 lkey;
+	void *addr;
+	u32 len;
+	u32 rkey;
+	void *raddr;
+	u64 swap_add;
+	u64 compare;
+	__be32 imm;
+};
+
+static void t_post_send(struct t_dev *d, struct t_qp *qp,
+			const struct t_wr *wr)
+{
+	void *wqe = qp->buf + 1024 + (qp->sq_pi & 15) * MLX5_SEND_WQE_BB;
+	struct mlx5_wqe_ctrl_seg *ctrl = wqe;
+	struct mlx5_wqe_raddr_seg *rseg;
+	struct mlx5_wqe_atomic_seg *aseg;
+	struct mlx5_wqe_data_seg *dseg;
+	void *seg = ctrl + 1;
+	u8 ds = 1;
+
+	memset(wqe, 0, MLX5_SEND_WQE_BB);
+	if (wr->opcode == MLX5_OPCODE_RDMA_WRITE ||
+	    wr->opcode == MLX5_OPCODE_RDMA_READ ||
+	    wr->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	    wr->opcode == MLX5_OPCODE_ATOMIC_FA) {
+		rseg = seg;
+		rseg->raddr = cpu_to_be64(t_pa(wr->raddr));
+		rseg->rkey = cpu_to_be32(wr->rkey);
+		seg = rseg + 1;
+		ds++;
+	}
+	if (wr->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	    wr->opcode == MLX5_OPCODE_ATOMIC_FA) {
+		aseg = seg;
+		aseg->swap_add = cpu_to_be64(wr->swap_add);
+		aseg->compare = cpu_to_be64(wr->compare);
+		seg = aseg + 1;
+		ds++;
+	}
+	dseg = seg;
+	dseg->byte_count = cpu_to_be32(wr->len);
+	dseg->lkey = cpu_to_be32(wr->lkey);
+	dseg->addr = cpu_to_be64(t_pa(wr->addr));
+	ds++;
+
+	ctrl->opmod_idx_opcode = cpu_to_be32(qp->sq_pi << 8 | wr->opcode);
+	ctrl->qpn_ds = cpu_to_be32(qp->qpn << 8 | ds);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	ctrl->imm = wr->imm;
+	qp->sq_pi++;
+	dma_wmb();
+	WRITE_ONCE(qp->db[MLX5_SND_DBR], cpu_to_be32(qp->sq_pi));
+	/* the kernel's doorbell: the first 8 bytes of the WQE */
+	d->mdev->ops->write64(d->mdev, d->uar * SZ_4K + MLX5SP_UAR_BF_OFFSET,
+			      *(u64 *)ctrl);
+}
+
+/* Two connected RC QPs on one device (loopback). */
+struct t_pair {
+	struct t_dev d;
+	struct t_qp a, b;
+	void *src, *dst;
+};
+
+static void t_pair_up(struct kunit *test, struct t_pair *p, const char *name,
+		      u8 rnr_retry)
+{
+	t_dev_up(test, &p->d, name);
+	t_qp_create(&p->d, &p->a);
+	t_qp_create(&p->d, &p->b);
+	t_qp_connect(&p->d, &p->a, p->b.qpn, p->d.gid, rnr_retry);
+	t_qp_connect(&p->d, &p->b, p->a.qpn, p->d.gid, rnr_retry);
+	p->src = t_page(&p->d);
+	p->dst = t_page(&p->d);
+}
+
+static u32 t_qpn(const struct mlx5_cqe64 *cqe)
+{
+	return be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff;
+}
+
+static void rc_send_recv(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct t_wr wr = { .opcode = MLX5_OPCODE_SEND_IMM, .len = 3000 };
+	struct mlx5_cqe64 *cqe;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kus0", 7);
+	for (i = 0; i < 3000; i++)
+		((u8 *)p->src)[i] = i * 7;
+	t_post_recv(&p->b, p->d.dma_key, p->dst, 4096);
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	wr.imm = cpu_to_be32(0x1234abcd);
+	t_post_send(&p->d, &p->a, &wr);
+
+	/* the responder's CQE comes first: it completes inside the send */
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_RESP_SEND_IMM);
+	KUNIT_EXPECT_EQ(test, t_qpn(cqe), p->b.qpn);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->byte_cnt), 3000);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->immediate), 0x1234abcd);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->srqn) & 0xffffff, 0x77);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, t_qpn(cqe), p->a.qpn);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->sop_drop_qpn) >> 24,
+			MLX5_OPCODE_SEND_IMM);
+	KUNIT_EXPECT_EQ(test, memcmp(p->src, p->dst, 3000), 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)p->dst)[3000], 0);
+}
+
+static void rc_write_read_atomic(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct t_wr wr = {};
+	struct mlx5_cqe64 *cqe;
+	u64 *ctr;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kus1", 7);
+	memset(p->src, 0xab, 4096);
+
+	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	wr.len = 4096;
+	wr.rkey = p->d.dma_key;
+	wr.raddr = p->dst;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, memcmp(p->src, p->dst, 4096), 0);
+
+	/* READ the page back into the first half of src */
+	memset(p->dst, 0x5c, 2048);
+	wr.opcode = MLX5_OPCODE_RDMA_READ;
+	wr.len = 2048;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->byte_cnt), 2048);
+	KUNIT_EXPECT_EQ(test, memcmp(p->src, p->dst, 2048), 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)p->src)[2048], 0xab);
+
+	/* atomics on a host-endian counter: the driver asks for that mode */
+	ctr = p->dst + 64;
+	*ctr = 40;
+	wr.opcode = MLX5_OPCODE_ATOMIC_FA;
+	wr.raddr = ctr;
+	wr.len = 8;
+	wr.swap_add = 2;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->byte_cnt), 8);
+	KUNIT_EXPECT_EQ(test, *ctr, 42ULL);
+	KUNIT_EXPECT_EQ(test, *(u64 *)p->src, 40ULL);
+
+	wr.opcode = MLX5_OPCODE_ATOMIC_CS;
+	wr.compare = 42;
+	wr.swap_add = 7;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, *ctr, 7ULL);
+	KUNIT_EXPECT_EQ(test, *(u64 *)p->src, 42ULL);
+
+	/* a misaligned atomic is an invalid request */
+	wr.raddr = p->dst + 4;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+}
+
+/* Back to RST: the hardware's counters and the doorbell records restart. */
+static void t_qp_reset(struct t_dev *d, struct t_qp *qp)
+{
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_2RST_QP, qp->qpn, 0,
+					  NULL, NULL), 0);
+	qp->sq_pi = 0;
+	qp->rq_pi = 0;
+	qp->db[MLX5_RCV_DBR] = 0;
+	qp->db[MLX5_SND_DBR] = 0;
+}
+
+static void rc_errors_and_flush(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct mlx5sp_sim_stats *st;
+	struct t_wr wr = {};
+	struct mlx5_cqe64 *cqe;
+	u32 status;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kus2", 7);
+
+	/* a bad rkey: remote access error, both QPs go to ERR */
+	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	wr.len = 64;
+	wr.rkey = p->d.dma_key ^ 0xff;
+	wr.raddr = p->dst;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 0);
+
+	/* what follows is flushed, on the receive queue too */
+	t_post_recv(&p->a, p->d.dma_key, p->dst, 64);
+	wr.rkey = p->d.dma_key;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+
+	/* firmware's view: ERR, where RTR2RTS is not legal */
+	KUNIT_EXPECT_EQ(test, t_qp_cmd(&p->d, MLX5_CMD_OP_RTR2RTS_QP, p->a.qpn,
+				       0, NULL, &status), -EINVAL);
+	KUNIT_EXPECT_EQ(test, status, MLX5_CMD_STAT_BAD_QP_STATE_ERR);
+
+	/* reconnected, a bad lkey: local protection error */
+	t_qp_reset(&p->d, &p->a);
+	t_qp_reset(&p->d, &p->b);
+	t_qp_connect(&p->d, &p->a, p->b.qpn, p->d.gid, 7);
+	t_qp_connect(&p->d, &p->b, p->a.qpn, p->d.gid, 7);
+	wr.opcode = MLX5_OPCODE_SEND;
+	wr.lkey = 0x4242;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	mlx5sp_sim_get_stats(p->d.sim, st);
+	KUNIT_EXPECT_EQ(test, st->cqe_errors[MLX5_CQE_SYNDROME_LOCAL_PROT_ERR],
+			1ULL);
+	KUNIT_EXPECT_EQ(test,
+			st->cqe_errors[MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR],
+			1ULL);
+	KUNIT_EXPECT_EQ(test, st->wqes_flushed, 2ULL);
+}
+
+static void rc_rnr(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct mlx5sp_sim_stats *st;
+	struct t_wr wr = {};
+	struct mlx5_cqe64 *cqe;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+
+	/* rnr_retry 7: it waits until a receive is posted */
+	t_pair_up(test, p, "kus3", 7);
+	wr.opcode = MLX5_OPCODE_SEND;
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	wr.len = 8;
+	t_post_send(&p->d, &p->a, &wr);
+	msleep(20);
+	KUNIT_EXPECT_NULL(test, t_poll(&p->d, 0));
+	t_post_recv(&p->b, p->d.dma_key, p->dst, 64);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	mlx5sp_sim_get_stats(p->d.sim, st);
+	KUNIT_EXPECT_GT(test, st->rnr_naks, 0ULL);
+
+	/* rnr_retry 0: the first RNR NAK ends it */
+	t_qp_reset(&p->d, &p->a);
+	t_qp_reset(&p->d, &p->b);
+	t_qp_connect(&p->d, &p->a, p->b.qpn, p->d.gid, 0);
+	t_qp_connect(&p->d, &p->b, p->a.qpn, p->d.gid, 0);
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
+}
+
+/* A peer that is not there: retransmissions, then retry exceeded. */
+static void rc_retry_exceeded(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct t_wr wr = {};
+	struct mlx5_cqe64 *cqe;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kus4", 7);
+	t_qp_reset(&p->d, &p->b);
+	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	wr.len = 8;
+	wr.rkey = p->d.dma_key;
+	wr.raddr = p->dst;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+}
+
+#define T_QKEY	0x11223344
+
+/* RST -> INIT (Q_Key, port) -> RTR -> RTS for a UD QP. */
+static void t_ud_up(struct t_dev *d, struct t_qp *qp)
+{
+	void *qpc = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(qpc), GFP_KERNEL);
+	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
+
+	KUNIT_ASSERT_NOT_NULL(d->test, qpc);
+	t_qp_create_st(d, qp, MLX5_QP_ST_UD);
+	MLX5_SET(qpc, qpc, q_key, T_QKEY);
+	MLX5_SET(ads, path, vhca_port_num, 1);
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_RST2INIT_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_INIT2RTR_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+	KUNIT_ASSERT_EQ(d->test, t_qp_cmd(d, MLX5_CMD_OP_RTR2RTS_QP, qp->qpn,
+					  0, qpc, NULL), 0);
+}
+
+/* ctrl, the 48-byte datagram segment, one data segment: 5 units */
+static void t_post_ud(struct t_dev *d, struct t_qp *qp, u32 dqpn, u32 qkey,
+		      void *addr, u32 len)
+{
+	void *wqe = qp->buf + 1024 + (qp->sq_pi & 15) * MLX5_SEND_WQE_BB;
+	struct mlx5_wqe_ctrl_seg *ctrl = wqe;
+	struct mlx5_av *av = (void *)(ctrl + 1);
+	struct mlx5_wqe_data_seg *dseg = (void *)(av + 1);
+
+	memset(wqe, 0, 2 * MLX5_SEND_WQE_BB);
+	av->dqp_dct = cpu_to_be32(dqpn | MLX5_EXTENDED_UD_AV);
+	av->key.qkey.qkey = cpu_to_be32(qkey);
+	av->grh_gid_fl = cpu_to_be32(T_GID_INDEX << 20);
+	av->hop_limit = 64;
+	memcpy(av->rgid, d->gid, 16);
+	dseg->byte_count = cpu_to_be32(len);
+	dseg->lkey = cpu_to_be32(d->dma_key);
+	dseg->addr = cpu_to_be64(t_pa(addr));
+	ctrl->opmod_idx_opcode = cpu_to_be32(qp->sq_pi << 8 | MLX5_OPCODE_SEND);
+	ctrl->qpn_ds = cpu_to_be32(qp->qpn << 8 | 5);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	qp->sq_pi += 2;
+	dma_wmb();
+	WRITE_ONCE(qp->db[MLX5_SND_DBR], cpu_to_be32(qp->sq_pi));
+	d->mdev->ops->write64(d->mdev, d->uar * SZ_4K + MLX5SP_UAR_BF_OFFSET,
+			      *(u64 *)ctrl);
+}
+
+static void ud_grh_and_qkey(struct kunit *test)
+{
+	struct t_dev *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct mlx5sp_sim_stats *st;
+	struct ipv6hdr *ip6;
+	struct mlx5_cqe64 *cqe;
+	struct t_qp a = {}, b = {};
+	void *src, *dst;
+	u32 flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	t_dev_up(test, d, "kus5");
+	t_ud_up(d, &a);
+	t_ud_up(d, &b);
+	src = t_page(d);
+	dst = t_page(d);
+	memset(src, 0x3c, 256);
+
+	t_post_recv(&b, d->dma_key, dst, 1024);
+	t_post_ud(d, &a, b.qpn, T_QKEY, src, 256);
+	cqe = t_poll(d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->byte_cnt), 256 + 40);
+	flags = be32_to_cpu(cqe->flags_rqpn);
+	KUNIT_EXPECT_EQ(test, (flags >> 28) & 3, 1);
+	KUNIT_EXPECT_EQ(test, (flags >> 24) & 3,
+			MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6);
+	KUNIT_EXPECT_EQ(test, flags & 0xffffff, a.qpn);
+	ip6 = dst;
+	KUNIT_EXPECT_EQ(test, (int)ip6->version, 6);
+	KUNIT_EXPECT_EQ(test, ip6->nexthdr, IPPROTO_UDP);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip6->saddr, d->gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip6->daddr, d->gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 40, src, 256), 0);
+	cqe = t_poll(d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+
+	/* a wrong Q_Key: the datagram is dropped, the send completes */
+	t_post_recv(&b, d->dma_key, dst, 1024);
+	t_post_ud(d, &a, b.qpn, T_QKEY + 1, src, 16);
+	cqe = t_poll(d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, t_qpn(cqe), a.qpn);
+	mlx5sp_sim_get_stats(d->sim, st);
+	KUNIT_EXPECT_EQ(test, st->ud_dropped, 1ULL);
+	/* and the receive WQE is still there for the next one */
+	t_post_ud(d, &a, b.qpn, T_QKEY, src, 16);
+	cqe = t_poll(d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 1);
+}
+
+static struct kunit_case sim_rc_cases[] = {
+	KUNIT_CASE(rc_send_recv),
+	KUNIT_CASE(rc_write_read_atomic),
+	KUNIT_CASE(rc_errors_and_flush),
+	KUNIT_CASE(rc_rnr),
+	KUNIT_CASE(rc_retry_exceeded),
+	KUNIT_CASE(ud_grh_and_qkey),
+	{}
+};
+
+static struct kunit_suite sim_rc_suite = {
+	.name = "mlx5sp_sim_traffic",
+	.test_cases = sim_rc_cases,
+};
+
+kunit_test_suites(&sim_logic_suite, &sim_rc_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

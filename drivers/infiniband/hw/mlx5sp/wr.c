@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Kernel work requests: send WQEs (ctrl, datagram, remote address, atomic,
+ * inline and data segments) built in a scratch area and copied into the
+ * ring WQEBB by WQEBB, receive WQEs (scatter lists), the doorbell record
+ * and then the doorbell write at UAR + 0x800, as mlx5_ib's wr.c does.
+ */
+#include "ib.h"
+
+u8 mlx5sp_ib_opcode(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:			return MLX5_OPCODE_RDMA_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:		return MLX5_OPCODE_RDMA_WRITE_IMM;
+	case IB_WR_SEND:			return MLX5_OPCODE_SEND;
+	case IB_WR_SEND_WITH_IMM:		return MLX5_OPCODE_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:		return MLX5_OPCODE_SEND_INVAL;
+	case IB_WR_RDMA_READ:			return MLX5_OPCODE_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:		return MLX5_OPCODE_ATOMIC_CS;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:	return MLX5_OPCODE_ATOMIC_FA;
+	default:				return 0;
+	}
+}
+EXPORT_SYMBOL_GPL(mlx5sp_ib_opcode);
+
+static bool rc_opcode_ok(enum ib_wr_opcode op)
+{
+	return mlx5sp_ib_opcode(op) != 0;
+}
+
+static bool ud_opcode_ok(enum ib_wr_opcode op)
+{
+	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+}
+
+static int set_inline(void *seg, size_t room, const struct ib_send_wr *wr,
+		      u32 max_inline, size_t *len_out)
+{
+	struct mlx5_wqe_inline_seg *inl = seg;
+	u8 *p = (u8 *)(inl + 1);
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+
+		if (total + len > max_inline ||
+		    sizeof(*inl) + total + len > room)
+			return -ENOMEM;
+		/* Inline data is in kernel virtual memory (IB_SEND_INLINE). */
+		memcpy(p + total, (void *)(uintptr_t)wr->sg_list[i].addr, len);
+		total += len;
+	}
+	inl->byte_count = cpu_to_be32(total | MLX5_INLINE_SEG);
+	*len_out = ALIGN(sizeof(*inl) + total, MLX5_SEND_WQE_DS);
+	return 0;
+}
+
+/**
+ * mlx5sp_build_send_wqe - encode one send WR
+ * @wqe: where (room bytes, zeroed by the caller)
+ * @room: bytes available, at most the QP's WQE size
+ * @qpn: the QP's number
+ * @idx: the WQE's index (producer counter, in WQEBBs)
+ * @wr: the WR; UD WRs carry an mlx5sp AH
+ * @fence_bits: fm_ce_se bits besides fence and CQ update
+ * @max_inline: the QP's inline limit
+ * @ud: the QP is UD/GSI
+ * @ds_out: the WQE size, in 16-byte units
+ *
+ * Returns 0 or -EINVAL (bad WR) / -ENOMEM (does not fit).
+ */
+int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
+			  const struct ib_send_wr *wr, u8 fence_bits,
+			  u32 max_inline, bool ud, u8 *ds_out)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = wqe;
+	void *seg = ctrl + 1;
+	size_t used = sizeof(*ctrl);
+	u8 opcode = mlx5sp_ib_opcode(wr->opcode);
+	int i, err;
+
+	if (ud ? !ud_opcode_ok(wr->opcode) : !rc_opcode_ok(wr->opcode))
+		return -EINVAL;
+	if (wr->num_sge < 0)
+		return -EINVAL;
+
+	if (ud) {
+		const struct ib_ud_wr *udwr = ud_wr(wr);
+		struct mlx5_wqe_datagram_seg *dseg = seg;
+
+		if (!udwr->ah || udwr->remote_qpn > 0xffffff)
+			return -EINVAL;
+		memcpy(&dseg->av, &to_ah(udwr->ah)->av, sizeof(dseg->av));
+		dseg->av.dqp_dct = cpu_to_be32(udwr->remote_qpn | MLX5_EXTENDED_UD_AV);
+		dseg->av.key.qkey.qkey = cpu_to_be32(udwr->remote_qkey);
+		seg += sizeof(*dseg);
+		used += sizeof(*dseg);
+	} else if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		   wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		const struct ib_atomic_wr *awr = atomic_wr(wr);
+		struct mlx5_wqe_raddr_seg *raddr = seg;
+		struct mlx5_wqe_atomic_seg *aseg = (void *)(raddr + 1);
+
+		/* One 8-byte local buffer for the original value. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8 ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		raddr->raddr = cpu_to_be64(awr->remote_addr);
+		raddr->rkey = cpu_to_be32(awr->rkey);
+		if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			aseg->swap_add = cpu_to_be64(awr->swap);
+			aseg->compare = cpu_to_be64(awr->compare_add);
+		} else {
+			aseg->swap_add = cpu_to_be64(awr->compare_add);
+			aseg->compare = 0;
+		}
+		seg += sizeof(*raddr) + sizeof(*aseg);
+		used += sizeof(*raddr) + sizeof(*aseg);
+	} else if (wr->opcode == IB_WR_RDMA_WRITE ||
+		   wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		   wr->opcode == IB_WR_RDMA_READ) {
+		struct mlx5_wqe_raddr_seg *raddr = seg;
+
+		raddr->raddr = cpu_to_be64(rdma_wr(wr)->remote_addr);
+		raddr->rkey = cpu_to_be32(rdma_wr(wr)->rkey);
+		seg += sizeof(*raddr);
+		used += sizeof(*raddr);
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		size_t len;
+
+		if (wr->opcode == IB_WR_RDMA_READ)
+			return -EINVAL;
+		err = set_inline(seg, room - used, wr, max_inline, &len);
+		if (err)
+			return err;
+		used += len;
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			struct mlx5_wqe_data_seg *d = seg;
+
+			if (used + sizeof(*d) > room)
+				return -ENOMEM;
+			if (!wr->sg_list[i].length)
+				continue;
+			d->byte_count = cpu_to_be32(wr->sg_list[i].length);
+			d->lkey = cpu_to_be32(wr->sg_list[i].lkey);
+			d->addr = cpu_to_be64(wr->sg_list[i].addr);
+			seg += sizeof(*d);
+			used += sizeof(*d);
+		}
+	}
+
+	ctrl->opmod_idx_opcode = cpu_to_be32((u32)idx << 8 | opcode);
+	ctrl->qpn_ds = cpu_to_be32(qpn << 8 | DIV_ROUND_UP(used, MLX5_SEND_WQE_DS));
+	ctrl->fm_ce_se = fence_bits |
+			 (wr->send_flags & IB_SEND_FENCE ? MLX5_FENCE_MODE_FENCE : 0) |
+			 (wr->send_flags & IB_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			 (wr->send_flags & IB_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		ctrl->imm = wr->ex.imm_data;
+	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+		ctrl->imm = cpu_to_be32(wr->ex.invalidate_rkey);
+	*ds_out = DIV_ROUND_UP(used, MLX5_SEND_WQE_DS);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_build_send_wqe);
+
+static void *sq_bb(struct mlx5sp_qp *qp, u32 n)
+{
+	return qp->buf.buf + qp->sq.offset +
+	       ((n & (qp->sq.wqe_cnt - 1)) << qp->sq.wqe_shift);
+}
+
+/* @nreq WRs of this call are queued already: is there room for one more? */
+static bool wq_overflow(struct mlx5sp_wq *wq, u32 nreq)
+{
+	return wq->head - READ_ONCE(wq->tail) + nreq >= wq->max_post;
+}
+
+static void ring_sq_doorbell(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+			     const void *ctrl)
+{
+	u64 val;
+
+	qp->db.db[MLX5_SND_DBR] = cpu_to_be32(qp->sq.cur_post & 0xffff);
+	/* The record is in memory before the device hears the doorbell. */
+	wmb();
+	memcpy(&val, ctrl, sizeof(val));
+	mlx5sp_wr64(dev->mdev, qp->uar_index * MLX5_ADAPTER_PAGE_SIZE +
+		    qp->bf_offset, val);
+}
+
+int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
+{
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibqp->device);
+	struct mlx5sp_qp *qp = to_qp(ibqp);
+	unsigned long flags;
+	void *last_ctrl = NULL;
+	u32 nreq = 0;
+	int err = 0;
+
+	if (qp->user || !qp->sq.wqe_cnt) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next, nreq++) {
+		u32 nbb, i, idx;
+		u8 ds;
+
+		if (wq_overflow(&qp->sq, nreq) ||
+		    wr->num_sge > qp->sq.max_gs) {
+			err = wq_overflow(&qp->sq, nreq) ? -ENOMEM : -EINVAL;
+			*bad_wr = wr;
+			break;
+		}
+		/* Built whole, then copied in WQEBBs: a WQE may wrap the ring. */
+		memset(qp->scratch, 0, qp->wqe_size);
+		err = mlx5sp_build_send_wqe(qp->scratch, qp->wqe_size, qp->mqp.qpn,
+					    qp->sq.cur_post & 0xffff, wr,
+					    qp->sq_signal_bits, qp->sq.max_inline,
+					    mlx5sp_qp_is_ud(qp), &ds);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
+		for (i = 0; i < nbb; i++)
+			memcpy(sq_bb(qp, qp->sq.cur_post + i),
+			       qp->scratch + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+		idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
+		qp->sq.wrid[idx] = wr->wr_id;
+		qp->sq.wqe_head[idx] = qp->sq.head + nreq;
+		last_ctrl = sq_bb(qp, qp->sq.cur_post);
+		qp->sq.cur_post += nbb;
+	}
+	if (nreq) {
+		qp->sq.head += nreq;
+		ring_sq_doorbell(dev, qp, last_ctrl);
+	}
+out:
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return err;
+}
+
+int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	struct mlx5sp_qp *qp = to_qp(ibqp);
+	struct mlx5_wqe_data_seg *scat;
+	unsigned long flags;
+	u32 nreq = 0;
+	int err = 0;
+	int i;
+
+	if (qp->user || !qp->rq.wqe_cnt) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (qp->state == IB_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next, nreq++) {
+		u32 idx = (qp->rq.head + nreq) & (qp->rq.wqe_cnt - 1);
+
+		if (wq_overflow(&qp->rq, nreq)) {
+			err = -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_gs) {
+			err = -EINVAL;
+			*bad_wr = wr;
+			break;
+		}
+		scat = qp->buf.buf + qp->rq.offset + (idx << qp->rq.wqe_shift);
+		for (i = 0; i < wr->num_sge; i++) {
+			scat[i].byte_count = cpu_to_be32(wr->sg_list[i].length);
+			scat[i].lkey = cpu_to_be32(wr->sg_list[i].lkey);
+			scat[i].addr = cpu_to_be64(wr->sg_list[i].addr);
+		}
+		if (i < qp->rq.max_gs) {
+			scat[i].byte_count = 0;
+			scat[i].lkey = cpu_to_be32(MLX5SP_INVALID_LKEY);
+			scat[i].addr = 0;
+		}
+		qp->rq.wrid[idx] = wr->wr_id;
+	}
+	if (nreq) {
+		qp->rq.head += nreq;
+		/* WQEs are in memory before the record says they are there. */
+		wmb();
+		qp->db.db[MLX5_RCV_DBR] = cpu_to_be32(qp->rq.head & 0xffff);
+	}
+out:
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return err;
+}
