@@ -13,8 +13,8 @@ KDIR ?= $(STOCK_KDIR)
 SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
-.PHONY: all modules setup debug-kernel debug-modules check test kunit vm-test \
-	stock-test demo install clean
+.PHONY: all modules userspace setup debug-kernel debug-modules check test kunit \
+	vm-test stock-test demo install install-userspace clean
 
 all: modules
 
@@ -23,6 +23,13 @@ setup:
 
 modules: setup
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+# libmlx5sp, its example and man page (userspace/), built in .build/userspace.
+userspace: setup
+	$(MAKE) -C $(TOP)/userspace BUILD=$(TOP)/.build/userspace
+
+install-userspace: userspace
+	$(MAKE) -C $(TOP)/userspace BUILD=$(TOP)/.build/userspace install
 
 # Modules for the debug test kernel, built in their own output tree.
 debug-kernel: setup
@@ -43,7 +50,7 @@ vm-test: debug-modules
 stock-test: modules
 	@$(TOP)/tests/integration/run --kernel stock
 
-test: modules check
+test: modules userspace check
 	@$(TOP)/tests/run-all
 
 demo: modules
