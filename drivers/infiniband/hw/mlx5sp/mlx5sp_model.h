@@ -84,6 +84,13 @@ enum {
  */
 #define MLX5SP_CMD_OP_RTS2SQD_QP	0x508
 
+/*
+ * opt_param_mask bit of INIT2INIT_QP that selects qpc.drain_sigerr (the
+ * kernel's enum mlx5_qp_optpar stops short of it; libmlx5 sets it to enable
+ * signature pipelining).
+ */
+#define MLX5SP_QP_OPTPAR_DRAIN_SIGERR	BIT(11)
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

@@ -66,7 +66,9 @@ static enum ib_qp_state from_qpc_state(u8 s)
 	case MLX5_QPC_STATE_INIT:	return IB_QPS_INIT;
 	case MLX5_QPC_STATE_RTR:	return IB_QPS_RTR;
 	case MLX5_QPC_STATE_RTS:	return IB_QPS_RTS;
-	case MLX5_QPC_STATE_SQD:	return IB_QPS_SQD;
+	/* SQ drained (5) or still draining (7, which mlx5_ifc.h calls SQD) */
+	case MLX5_QP_STATE_SQD:
+	case MLX5_QP_STATE_SQ_DRAINING:	return IB_QPS_SQD;
 	case MLX5_QPC_STATE_SQER:	return IB_QPS_SQE;
 	default:			return IB_QPS_ERR;
 	}
@@ -1076,6 +1078,7 @@ static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
 	path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
 	attr->qp_state = from_qpc_state(MLX5_GET(qpc, qpc, state));
+	attr->sq_draining = MLX5_GET(qpc, qpc, state) == MLX5_QP_STATE_SQ_DRAINING;
 	attr->path_mtu = MLX5_GET(qpc, qpc, mtu);
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->qkey = MLX5_GET(qpc, qpc, q_key);
@@ -1113,6 +1116,7 @@ int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	mutex_lock(&qp->mutex);
 	if (qp->state == IB_QPS_RESET) {
 		attr->qp_state = IB_QPS_RESET;
+		attr->sq_draining = 0;
 	} else {
 		err = query_qp_cmd(dev, qp, attr);
 		if (!err)
@@ -1122,7 +1126,6 @@ int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 	attr->cur_qp_state = attr->qp_state;
-	attr->sq_draining = attr->qp_state == IB_QPS_SQD;
 	attr->cap.max_recv_wr = qp->rq.wqe_cnt;
 	attr->cap.max_recv_sge = qp->rq.max_gs;
 	if (!qp->user) {

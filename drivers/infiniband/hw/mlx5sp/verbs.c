@@ -284,6 +284,9 @@ static int alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	resp.num_uars_per_page = 1;
 	resp.tot_bfregs = 0;		/* dynamic UARs only */
 	resp.num_dyn_bfregs = 0;
+	/* the QP may resume from SQD after a signature error stopped it */
+	if (MLX5SP_CAP_GEN(dev, drain_sigerr))
+		resp.comp_mask |= MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_SQD2RTS;
 	resp.response_length = min_t(size_t, udata->outlen, sizeof(resp));
 	err = ib_copy_to_udata(udata, &resp, resp.response_length);
 	if (err)

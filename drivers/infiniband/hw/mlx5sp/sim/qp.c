@@ -41,6 +41,7 @@ enum {
 	SIM_QPF_SRA		= BIT(12),
 	SIM_QPF_RRA		= BIT(13),
 	SIM_QPF_UD_RTS		= BIT(14),	/* next_send_psn */
+	SIM_QPF_DRAIN_SIGERR	= BIT(15),
 };
 
 /* opt_param_mask bit -> field group */
@@ -61,6 +62,7 @@ static const struct {
 	{ MLX5_QP_OPTPAR_PM_STATE, SIM_QPF_PM },
 	{ MLX5_QP_OPTPAR_SRA_MAX, SIM_QPF_SRA },
 	{ MLX5_QP_OPTPAR_RRA_MAX, SIM_QPF_RRA },
+	{ MLX5SP_QP_OPTPAR_DRAIN_SIGERR, SIM_QPF_DRAIN_SIGERR },
 };
 
 struct sim_qp_trans {
@@ -79,7 +81,8 @@ static const struct sim_qp_trans sim_qp_trans[] = {
 	  SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT, SIM_QPF_PM },
 	{ MLX5_CMD_OP_INIT2INIT_QP, BIT(MLX5_QP_STATE_INIT),
 	  MLX5_QP_STATE_INIT, true, 0, 0,
-	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT },
+	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT |
+	  SIM_QPF_DRAIN_SIGERR },
 	{ MLX5_CMD_OP_INIT2RTR_QP, BIT(MLX5_QP_STATE_INIT), MLX5_QP_STATE_RTR,
 	  true, SIM_QPF_PATH | SIM_QPF_RTR, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_RNR_TIMEOUT |
@@ -167,6 +170,7 @@ static void sim_qp_decode(struct sim_qp *qp)
 	qp->rre = MLX5_GET(qpc, qp->qpc, rre);
 	qp->rwe = MLX5_GET(qpc, qp->qpc, rwe);
 	qp->rae = MLX5_GET(qpc, qp->qpc, rae);
+	qp->drain_sigerr = MLX5_GET(qpc, qp->qpc, drain_sigerr);
 	if (qp->st == MLX5_QP_ST_QP1)
 		qp->qkey = SIM_QP1_QKEY;
 }
@@ -208,6 +212,13 @@ static int sim_qp_check_fields(struct sim_cmd *c, struct sim_qp *qp,
 			return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 					MLX5SP_SIM_SYND_QP_BAD_GID_INDEX);
 	}
+	/* signature pipelining: RC only, and only with the capability */
+	if ((groups & SIM_QPF_DRAIN_SIGERR) && MLX5_GET(qpc, in, drain_sigerr) &&
+	    (qp->st != MLX5_QP_ST_RC ||
+	     (c->sim->params.missing_caps &
+	      (MLX5SP_SIM_NO_SIG | MLX5SP_SIM_NO_DRAIN_SIGERR))))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_QP_UNSUPPORTED);
 	if ((groups & SIM_QPF_RTR) &&
 	    (MLX5_GET(qpc, in, mtu) < MLX5_QPC_MTU_256_BYTES ||
 	     MLX5_GET(qpc, in, mtu) > MLX5_QPC_MTU_4K_BYTES))
@@ -265,6 +276,8 @@ static void sim_qp_apply(u32 *qpc, const void *in, u32 groups)
 		SIM_QPC_COPY(qpc, in, log_sra_max);
 	if (groups & SIM_QPF_RRA)
 		SIM_QPC_COPY(qpc, in, log_rra_max);
+	if (groups & SIM_QPF_DRAIN_SIGERR)
+		SIM_QPC_COPY(qpc, in, drain_sigerr);
 }
 
 static u32 sim_qp_groups(const struct sim_qp_trans *t, const struct sim_qp *qp,
@@ -284,6 +297,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 {
 	WRITE_ONCE(qp->state, to);
 	MLX5_SET(qpc, qp->qpc, state, to);
+	qp->sig_draining = false;
 	switch (to) {
 	case MLX5_QP_STATE_RST:
 		qp->sq_ci = 0;
@@ -312,6 +326,17 @@ void sim_qp_set_error(struct sim_qp *qp)
 		return;
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_ERR);
 	sim_engine_kick(qp->sim);
+}
+
+/*
+ * The SQ stopped after a signature error (drain_sigerr): the QP is in SQD,
+ * hw_sq_wqebb_counter names the WQE it stopped at, and software hears of
+ * it through SQ_DRAINED. Called with sq_lock held, from RTS only.
+ */
+void sim_qp_set_drained(struct sim_qp *qp)
+{
+	WRITE_ONCE(qp->state, MLX5_QP_STATE_SQD);
+	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SQ_DRAINED, qp->qpn);
 }
 
 int sim_cmd_modify_qp(struct sim_cmd *c)
@@ -375,6 +400,12 @@ static int sim_qp_check_create(struct sim_cmd *c, const void *qpc)
 	if (MLX5_GET(qpc, qpc, state) != MLX5_QP_STATE_RST)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_INIT_STATE);
+	if (MLX5_GET(qpc, qpc, drain_sigerr) &&
+	    (MLX5_GET(qpc, qpc, st) != MLX5_QP_ST_RC ||
+	     (c->sim->params.missing_caps &
+	      (MLX5SP_SIM_NO_SIG | MLX5SP_SIM_NO_DRAIN_SIGERR))))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_QP_UNSUPPORTED);
 	return 0;
 }
 

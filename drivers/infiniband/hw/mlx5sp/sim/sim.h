@@ -270,6 +270,15 @@ struct sim_qp {
 	u8 rnr_left;			/* RNR retries left, 7: infinite */
 	u8 retry_left;			/* transport retries left */
 	u32 rd_atomic_inflight;		/* READ/atomic not yet complete */
+	/*
+	 * drain_sigerr (signature pipelining): after a signature error the
+	 * SQ stops in SQD before the next fenced WQE, after at most
+	 * sim->sig_runon more unfenced ones, or when it runs dry.
+	 */
+	bool drain_sigerr;
+	bool sig_draining;		/* a signature error seen, stopping */
+	u8 sig_runon_left;		/* unfenced WQEs that may still run */
+	u16 sig_checked;		/* sq_ci last counted against it */
 	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
 	u32 peer_gen;			/* ... valid while the fabric is at it */
 
@@ -410,6 +419,9 @@ struct mlx5sp_sim {
 
 	struct sim_engine engine;	/* owned by the engine thread */
 	struct sim_engine_stats estats;
+
+	/* WQEs that run on past a signature error (debugfs sig_runon) */
+	u8 sig_runon;
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
@@ -587,6 +599,9 @@ void sim_qp_set_error(struct sim_qp *qp);
 /* sq.c: the requester */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
 bool sim_sq_flush(struct sim_qp *qp);
+void sim_sq_sig_error(struct sim_qp *qp);
+bool sim_sq_sig_stop(bool fenced, u8 runon_left);
+void sim_qp_set_drained(struct sim_qp *qp);
 
 /* rq.c: the responder */
 enum sim_resp {

@@ -16,6 +16,8 @@
  * Runs in the engine with rcu_read_lock() and the QP's sq_lock held.
  */
 
+#include <kunit/visibility.h>
+
 #include "sim.h"
 
 #define SIM_SQ_BUDGET		32	/* WQEs per QP per pass */
@@ -417,6 +419,51 @@ static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
 	return sim_sq_error(qp, &w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 }
 
+/*
+ * The stop rule of drain_sigerr, once a signature error was seen: stop
+ * before a fenced WQE, or once the unfenced WQEs allowed to run on past
+ * the failing one have run.
+ */
+bool sim_sq_sig_stop(bool fenced, u8 runon_left)
+{
+	return fenced || !runon_left;
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sq_sig_stop);
+
+/*
+ * The WQE being executed failed its signature check. With drain_sigerr
+ * the SQ starts stopping (sim_sq_sig_gate); without it, it runs on. Under
+ * sq_lock.
+ */
+void sim_sq_sig_error(struct sim_qp *qp)
+{
+	if (!qp->drain_sigerr || qp->sig_draining)
+		return;
+	qp->sig_draining = true;
+	qp->sig_runon_left = READ_ONCE(qp->sim->sig_runon);
+	/* the failing WQE itself does not count against the run-on */
+	qp->sig_checked = qp->sq_ci;
+}
+
+/* Before the WQE at sq_ci, while stopping: true when the SQ stops here. */
+static bool sim_sq_sig_gate(struct sim_qp *qp)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = sim_wqe_unit(qp, qp->sq_ci, 0);
+	struct sim_wqe w = { .fm_ce_se = READ_ONCE(ctrl->fm_ce_se) };
+
+	if (sim_sq_sig_stop(sim_wqe_fenced(&w), qp->sig_runon_left)) {
+		qp->sig_draining = false;
+		sim_qp_set_drained(qp);
+		return true;
+	}
+	/* a WQE that waits (RNR, fence) is counted once */
+	if (qp->sig_checked != qp->sq_ci) {
+		qp->sig_checked = qp->sq_ci;
+		qp->sig_runon_left--;
+	}
+	return false;
+}
+
 /* Under rcu_read_lock(). Returns true if it did anything. */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 {
@@ -436,11 +483,22 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 	/* the WQEs were written before the doorbell record */
 	dma_rmb();
 	while (qp->sq_ci != pi && budget--) {
+		if (qp->sig_draining && sim_sq_sig_gate(qp)) {
+			work = true;
+			break;
+		}
 		if (sim_sq_execute(eng, qp, pi - qp->sq_ci) == SIM_WQE_WAIT)
 			break;
 		work = true;
 		if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
 			break;
+	}
+	/* stopping with nothing left to run: drained */
+	if (qp->sig_draining && qp->sq_ci == pi &&
+	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS) {
+		qp->sig_draining = false;
+		sim_qp_set_drained(qp);
+		work = true;
 	}
 unlock:
 	spin_unlock(&qp->sq_lock);

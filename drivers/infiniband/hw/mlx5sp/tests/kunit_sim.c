@@ -932,6 +932,150 @@ static void ud_grh_and_qkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 1);
 }
 
+/* QUERY_QP: the QPC fields the SQD tests look at. */
+static void t_qp_query(struct t_dev *d, struct t_qp *qp, u8 *state,
+		       u16 *hw_counter, u8 *drain_sigerr)
+{
+	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
+	void *out, *qpc;
+
+	out = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(query_qp_out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(d->test, out);
+	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	MLX5_SET(query_qp_in, in, qpn, qp->qpn);
+	KUNIT_ASSERT_EQ(d->test, t_cmd(d, in, sizeof(in), out,
+				       MLX5_ST_SZ_BYTES(query_qp_out)), 0);
+	qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
+	*state = MLX5_GET(qpc, qpc, state);
+	*hw_counter = MLX5_GET(qpc, qpc, hw_sq_wqebb_counter);
+	*drain_sigerr = MLX5_GET(qpc, qpc, drain_sigerr);
+}
+
+/* drain_sigerr's stop rule: before a fence, or when the run-on is spent. */
+static void sqd_stop_rule(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, sim_sq_sig_stop(true, 0));
+	KUNIT_EXPECT_TRUE(test, sim_sq_sig_stop(true, 3));
+	KUNIT_EXPECT_TRUE(test, sim_sq_sig_stop(false, 0));
+	KUNIT_EXPECT_FALSE(test, sim_sq_sig_stop(false, 1));
+	KUNIT_EXPECT_FALSE(test, sim_sq_sig_stop(false, 255));
+}
+
+/*
+ * A QP stopped in SQD: the WQEs posted meanwhile wait; one is cancelled
+ * the way libmlx5 does it (its opcode rewritten to NOP in place), QUERY_QP
+ * names where the SQ stopped, and SQD_RTS resumes exactly there: the NOP
+ * completes good (it was signalled) and sends nothing, the next one runs.
+ */
+static void sqd_cancel_and_resume(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct t_wr wr = { .opcode = MLX5_OPCODE_SEND, .len = 64 };
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	struct mlx5_cqe64 *cqe;
+	u16 counter;
+	u8 state, drain;
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kusqd", 7);
+	memset(p->src, 0xaa, 64);
+	memset(p->src + 64, 0xbb, 64);
+	t_post_recv(&p->b, p->d.dma_key, p->dst, 256);
+	t_post_recv(&p->b, p->d.dma_key, p->dst + 256, 256);
+
+	KUNIT_ASSERT_EQ(test, t_qp_cmd(&p->d, MLX5SP_CMD_OP_RTS2SQD_QP,
+				       p->a.qpn, 0, NULL, NULL), 0);
+	wr.lkey = p->d.dma_key;
+	wr.addr = p->src;
+	t_post_send(&p->d, &p->a, &wr);
+	wr.addr = p->src + 64;
+	t_post_send(&p->d, &p->a, &wr);
+	/* nothing runs in SQD */
+	KUNIT_EXPECT_NULL(test, t_poll(&p->d, 50));
+	t_qp_query(&p->d, &p->a, &state, &counter, &drain);
+	KUNIT_EXPECT_EQ(test, state, MLX5_QP_STATE_SQD);
+	KUNIT_EXPECT_EQ(test, counter, 0);
+	KUNIT_EXPECT_EQ(test, drain, 0);
+
+	/* cancel WQE 0 */
+	ctrl = p->a.buf + 1024;
+	v = be32_to_cpu(ctrl->opmod_idx_opcode);
+	ctrl->opmod_idx_opcode = cpu_to_be32((v & 0xffff00) | MLX5_OPCODE_NOP);
+	KUNIT_ASSERT_EQ(test, t_qp_cmd(&p->d, MLX5_CMD_OP_SQD_RTS_QP, p->a.qpn,
+				       0, kunit_kzalloc(test, MLX5_ST_SZ_BYTES(qpc),
+							GFP_KERNEL), NULL), 0);
+
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, t_qpn(cqe), p->a.qpn);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(cqe->sop_drop_qpn) >> 24,
+			MLX5_OPCODE_NOP);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 0);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_RESP_SEND);
+	KUNIT_EXPECT_EQ(test, t_qpn(cqe), p->b.qpn);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 0);
+	cqe = t_poll(&p->d, T_WAIT_MS);
+	KUNIT_ASSERT_NOT_NULL(test, cqe);
+	KUNIT_EXPECT_EQ(test, cqe->op_own >> 4, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe->wqe_counter), 1);
+	KUNIT_EXPECT_NULL(test, t_poll(&p->d, 50));
+	/* the peer got the second message only, in its first receive */
+	KUNIT_EXPECT_EQ(test, ((u8 *)p->dst)[0], 0xbb);
+	KUNIT_EXPECT_EQ(test, ((u8 *)p->dst)[63], 0xbb);
+	KUNIT_EXPECT_EQ(test, ((u8 *)p->dst)[256], 0);
+	t_qp_query(&p->d, &p->a, &state, &counter, &drain);
+	KUNIT_EXPECT_EQ(test, state, MLX5_QP_STATE_RTS);
+	KUNIT_EXPECT_EQ(test, counter, 2);
+}
+
+/* drain_sigerr through INIT2INIT's optional parameter: RC only. */
+static void sqd_drain_sigerr_param(struct kunit *test)
+{
+	struct t_dev *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct t_qp *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct t_qp *ud = kunit_kzalloc(test, sizeof(*ud), GFP_KERNEL);
+	void *qpc = kunit_kzalloc(test, MLX5_ST_SZ_BYTES(qpc), GFP_KERNEL);
+	u32 status;
+	u16 counter;
+	u8 state, drain;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, ud);
+	KUNIT_ASSERT_NOT_NULL(test, qpc);
+	t_dev_up(test, d, "kudrn");
+	t_qp_create(d, rc);
+	t_qp_create_st(d, ud, MLX5_QP_ST_UD);
+	MLX5_SET(ads, MLX5_ADDR_OF(qpc, qpc, primary_address_path),
+		 vhca_port_num, 1);
+	KUNIT_ASSERT_EQ(test, t_qp_cmd(d, MLX5_CMD_OP_RST2INIT_QP, rc->qpn, 0,
+				       qpc, NULL), 0);
+	KUNIT_ASSERT_EQ(test, t_qp_cmd(d, MLX5_CMD_OP_RST2INIT_QP, ud->qpn, 0,
+				       qpc, NULL), 0);
+
+	/* without the optional-parameter bit the field is not applied */
+	MLX5_SET(qpc, qpc, drain_sigerr, 1);
+	KUNIT_EXPECT_EQ(test, t_qp_cmd(d, MLX5_CMD_OP_INIT2INIT_QP, rc->qpn, 0,
+				       qpc, &status), 0);
+	t_qp_query(d, rc, &state, &counter, &drain);
+	KUNIT_EXPECT_EQ(test, drain, 0);
+	KUNIT_EXPECT_EQ(test, t_qp_cmd(d, MLX5_CMD_OP_INIT2INIT_QP, rc->qpn,
+				       MLX5SP_QP_OPTPAR_DRAIN_SIGERR, qpc,
+				       &status), 0);
+	t_qp_query(d, rc, &state, &counter, &drain);
+	KUNIT_EXPECT_EQ(test, state, MLX5_QP_STATE_INIT);
+	KUNIT_EXPECT_EQ(test, drain, 1);
+	/* a UD QP has no signature pipelining */
+	KUNIT_EXPECT_NE(test, t_qp_cmd(d, MLX5_CMD_OP_INIT2INIT_QP, ud->qpn,
+				       MLX5SP_QP_OPTPAR_DRAIN_SIGERR, qpc,
+				       &status), 0);
+	KUNIT_EXPECT_EQ(test, status, MLX5_CMD_STAT_BAD_PARAM_ERR);
+}
+
 static struct kunit_case sim_rc_cases[] = {
 	KUNIT_CASE(rc_send_recv),
 	KUNIT_CASE(rc_write_read_atomic),
@@ -939,6 +1083,9 @@ static struct kunit_case sim_rc_cases[] = {
 	KUNIT_CASE(rc_rnr),
 	KUNIT_CASE(rc_retry_exceeded),
 	KUNIT_CASE(ud_grh_and_qkey),
+	KUNIT_CASE(sqd_stop_rule),
+	KUNIT_CASE(sqd_cancel_and_resume),
+	KUNIT_CASE(sqd_drain_sigerr_param),
 	{}
 };
 
