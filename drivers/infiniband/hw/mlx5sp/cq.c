@@ -481,6 +481,12 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		wq = &qp->sq;
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
 		wc->wr_id = wq->wrid[idx];
+		/* cancelled to a NOP: the WR completes with its own opcode */
+		if (wq->wc_op[idx] != MLX5SP_WC_OP_NONE) {
+			wc->opcode = wq->wc_op[idx];
+			wc->byte_len = 0;
+			wq->wc_op[idx] = MLX5SP_WC_OP_NONE;
+		}
 		WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
 	} else {
 		wq = &qp->rq;

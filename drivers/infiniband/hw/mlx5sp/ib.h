@@ -132,6 +132,11 @@ struct mlx5sp_wq {
 	spinlock_t lock;		/* protects head, tail, cur_post, wrid */
 	u64 *wrid;
 	u32 *wqe_head;			/* SQ: head when the WQE was posted */
+	/*
+	 * SQ: the IB_WC_* a cancelled WQE keeps; set under lock while the
+	 * WQE is pending, read by poll after its CQE.
+	 */
+	u8 *wc_op;
 	u32 wqe_cnt;
 	u32 max_post;
 	u32 max_gs;
@@ -165,7 +170,20 @@ struct mlx5sp_qp {
 	u8 *scratch;			/* kernel: a WQE being built; sq.lock */
 	u32 wqe_size;			/* kernel: bytes a send WQE may take */
 	bool user;
+	bool sig_pipelining;		/* kernel: drain on signature error */
 };
+
+/* sq.wc_op of a WQE that was not cancelled */
+#define MLX5SP_WC_OP_NONE	0xff
+
+static inline void *mlx5sp_sq_bb(struct mlx5sp_qp *qp, u32 n)
+{
+	return qp->buf.buf + qp->sq.offset +
+	       ((n & (qp->sq.wqe_cnt - 1)) << qp->sq.wqe_shift);
+}
+
+int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
+				  struct mlx5sp_qp *qp);
 
 static inline bool mlx5sp_qp_is_ud(const struct mlx5sp_qp *qp)
 {

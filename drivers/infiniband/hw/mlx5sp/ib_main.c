@@ -18,6 +18,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "ib.h"
+#include "mlx5sp_ulp.h"
 
 static void mlx5sp_dealloc_driver(struct ib_device *ibdev);
 
@@ -69,10 +70,11 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5sp_ucontext, ibuc),
 };
 
-static bool is_mlx5sp(struct ib_device *ibdev)
+bool mlx5sp_is_ib_device(struct ib_device *ibdev)
 {
 	return ibdev->ops.dealloc_driver == mlx5sp_dealloc_driver;
 }
+EXPORT_SYMBOL_GPL(mlx5sp_is_ib_device);
 
 static void dispatch_port_event(struct mlx5sp_ib_dev *dev, enum ib_event_type type)
 {
@@ -116,7 +118,7 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_MLX5);
 	if (!ibdev)
 		return NOTIFY_DONE;
-	if (is_mlx5sp(ibdev))
+	if (mlx5sp_is_ib_device(ibdev))
 		dispatch_port_event(to_ibdev(ibdev),
 				    netif_running(ndev) && netif_carrier_ok(ndev) ?
 				    IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);

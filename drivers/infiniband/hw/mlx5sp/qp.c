@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "ib.h"
+#include "mlx5sp_ulp.h"
 
 #define KERNEL_UIDX		0xffffff	/* MLX5_IB_DEFAULT_UIDX */
 #define RQ_MIN_STRIDE		16
@@ -420,11 +421,13 @@ static void free_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp)
 {
 	kvfree(qp->sq.wrid);
 	kvfree(qp->sq.wqe_head);
+	kvfree(qp->sq.wc_op);
 	kvfree(qp->rq.wrid);
 	kfree(qp->scratch);
 	qp->scratch = NULL;
 	qp->sq.wrid = NULL;
 	qp->sq.wqe_head = NULL;
+	qp->sq.wc_op = NULL;
 	qp->rq.wrid = NULL;
 	mlx5sp_buf_free(dev, &qp->buf);
 	mlx5sp_db_free(dev, &qp->db);
@@ -457,11 +460,14 @@ static int create_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	if (qp->sq.wqe_cnt) {
 		qp->sq.wrid = kvcalloc(qp->sq.wqe_cnt, sizeof(u64), GFP_KERNEL);
 		qp->sq.wqe_head = kvcalloc(qp->sq.wqe_cnt, sizeof(u32), GFP_KERNEL);
+		qp->sq.wc_op = kvmalloc(qp->sq.wqe_cnt, GFP_KERNEL);
 		qp->scratch = kzalloc(qp->wqe_size, GFP_KERNEL);
-		if (!qp->sq.wrid || !qp->sq.wqe_head || !qp->scratch) {
+		if (!qp->sq.wrid || !qp->sq.wqe_head || !qp->sq.wc_op ||
+		    !qp->scratch) {
 			err = -ENOMEM;
 			goto err_free;
 		}
+		memset(qp->sq.wc_op, MLX5SP_WC_OP_NONE, qp->sq.wqe_cnt);
 	}
 	if (qp->rq.wqe_cnt) {
 		qp->rq.wrid = kvcalloc(qp->rq.wqe_cnt, sizeof(u64), GFP_KERNEL);
@@ -650,7 +656,13 @@ static int check_create_attr(struct mlx5sp_ib_dev *dev,
 		return -EOPNOTSUPP;
 	if (attr->qp_type == IB_QPT_GSI && udata)
 		return -EINVAL;
-	if (attr->create_flags || attr->srq || attr->rwq_ind_tbl || attr->xrcd)
+	if ((attr->create_flags & ~MLX5SP_QP_CREATE_SIG_PIPELINING) ||
+	    attr->srq || attr->rwq_ind_tbl || attr->xrcd)
+		return -EOPNOTSUPP;
+	/* signature pipelining: kernel RC QPs (users ask through mlx5dv) */
+	if ((attr->create_flags & MLX5SP_QP_CREATE_SIG_PIPELINING) &&
+	    (udata || attr->qp_type != IB_QPT_RC ||
+	     !MLX5SP_CAP_GEN(dev, drain_sigerr)))
 		return -EOPNOTSUPP;
 	if (attr->qp_type == IB_QPT_GSI && attr->port_num != MLX5SP_IB_PORT)
 		return -EINVAL;
@@ -675,6 +687,7 @@ int mlx5sp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (err)
 		return err;
 	qp->type = attr->qp_type;
+	qp->sig_pipelining = attr->create_flags & MLX5SP_QP_CREATE_SIG_PIPELINING;
 	qp->state = IB_QPS_RESET;
 	qp->port = attr->qp_type == IB_QPT_GSI ? MLX5SP_IB_PORT : 0;
 	mutex_init(&qp->mutex);
@@ -1012,6 +1025,8 @@ static int modify_qp_locked(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		qp->port = attr->port_num;
 	if (new == IB_QPS_RESET && !qp->user)
 		reset_kernel_qp(qp);
+	if (cur == IB_QPS_RESET && new == IB_QPS_INIT && qp->sig_pipelining)
+		err = mlx5sp_qp_enable_drain_sigerr(dev, qp);
 out_free:
 	kfree(qpc);
 	return err;

@@ -169,12 +169,6 @@ int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
 }
 EXPORT_SYMBOL_GPL(mlx5sp_build_send_wqe);
 
-static void *sq_bb(struct mlx5sp_qp *qp, u32 n)
-{
-	return qp->buf.buf + qp->sq.offset +
-	       ((n & (qp->sq.wqe_cnt - 1)) << qp->sq.wqe_shift);
-}
-
 /* @nreq WRs of this call are queued already: is there room for one more? */
 static bool wq_overflow(struct mlx5sp_wq *wq, u32 nreq)
 {
@@ -236,12 +230,12 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
 		for (i = 0; i < nbb; i++)
-			memcpy(sq_bb(qp, qp->sq.cur_post + i),
+			memcpy(mlx5sp_sq_bb(qp, qp->sq.cur_post + i),
 			       qp->scratch + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
 		idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
 		qp->sq.wrid[idx] = wr->wr_id;
 		qp->sq.wqe_head[idx] = qp->sq.head + nreq;
-		last_ctrl = sq_bb(qp, qp->sq.cur_post);
+		last_ctrl = mlx5sp_sq_bb(qp, qp->sq.cur_post);
 		qp->sq.cur_post += nbb;
 	}
 	if (nreq) {

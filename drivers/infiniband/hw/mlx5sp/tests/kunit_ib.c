@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "ib.h"
+#include "mlx5sp_ulp.h"
 #include "sim/mlx5sp_sim.h"
 
 /* QP state transitions */
@@ -336,6 +337,7 @@ struct ulp {
 	u64 dma[2];
 	u32 gid_index;
 	union ib_gid gid;
+	atomic_t sq_drained;		/* IB_EVENT_SQ_DRAINED seen */
 };
 
 static void ulp_exit(void *data)
@@ -447,7 +449,15 @@ static int poll_n(struct ulp *u, struct ib_wc *wc, int n)
 	return got;
 }
 
-static struct ulp *ulp_setup(struct kunit *test)
+static void ulp_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ulp *u = ctx;
+
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		atomic_inc(&u->sq_drained);
+}
+
+static struct ulp *ulp_setup_flags(struct kunit *test, u32 create_flags)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct ib_qp_init_attr qa = {};
@@ -487,6 +497,9 @@ static struct ulp *ulp_setup(struct kunit *test)
 	qa.cap.max_send_sge = 2;
 	qa.cap.max_recv_sge = 2;
 	qa.cap.max_inline_data = 64;
+	qa.event_handler = ulp_qp_event;
+	qa.qp_context = u;
+	qa.create_flags = create_flags;
 	for (i = 0; i < 2; i++) {
 		u->qp[i] = ib_create_qp(u->pd, &qa);
 		if (IS_ERR(u->qp[i]) && PTR_ERR(u->qp[i]) == -EOPNOTSUPP)
@@ -502,6 +515,11 @@ static struct ulp *ulp_setup(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, connect_qp(u, u->qp[0], u->qp[1]->qp_num), 0);
 	KUNIT_ASSERT_EQ(test, connect_qp(u, u->qp[1], u->qp[0]->qp_num), 0);
 	return u;
+}
+
+static struct ulp *ulp_setup(struct kunit *test)
+{
+	return ulp_setup_flags(test, 0);
 }
 
 static void fill(void *buf, u8 seed)
@@ -669,10 +687,109 @@ static void ulp_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
 }
 
+static int ulp_send(struct ulp *u, u64 wr_id, u64 addr, int flags)
+{
+	struct ib_sge sge = { .addr = addr, .length = 64,
+			      .lkey = u->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED | flags };
+
+	return ib_post_send(u->qp[0], &wr, NULL);
+}
+
+static int ulp_sqd(struct ulp *u, enum ib_qp_state state)
+{
+	struct ib_qp_attr a = { .qp_state = state };
+
+	return ib_modify_qp(u->qp[0], &a, IB_QP_STATE);
+}
+
+/*
+ * Signature pipelining through ib_core: a stopped QP's fenced send is
+ * cancelled (completes good, sends nothing), the other runs after SQD->RTS;
+ * a cancelled send flushes when the QP goes to error instead; bad callers
+ * get -EINVAL, unknown WR IDs 0.
+ */
+static void ulp_sig_pipelining_cancel(struct kunit *test)
+{
+	struct ulp *u = ulp_setup_flags(test, MLX5SP_QP_CREATE_SIG_PIPELINING);
+	struct ib_sge rsge = { .length = 256, .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_qp_init_attr qa = {};
+	unsigned long end;
+	struct ib_wc wc[4];
+	struct ib_qp *ud;
+	u8 *dst = u->buf[1];
+	int i;
+
+	KUNIT_ASSERT_TRUE(test, mlx5sp_is_ib_device(u->ibdev));
+	memset(u->buf[0], 0x11, 64);
+	memset(u->buf[0] + 64, 0x22, 64);
+	for (i = 0; i < 2; i++) {
+		rsge.addr = u->dma[1] + i * 256;
+		KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL), 0);
+	}
+
+	/* not stopped: nothing to cancel from */
+	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(u->qp[0], 1), -EINVAL);
+	KUNIT_ASSERT_EQ(test, ulp_sqd(u, IB_QPS_SQD), 0);
+	end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
+	while (!atomic_read(&u->sq_drained) && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&u->sq_drained), 1);
+
+	KUNIT_ASSERT_EQ(test, ulp_send(u, 1, u->dma[0], IB_SEND_FENCE), 0);
+	KUNIT_ASSERT_EQ(test, ulp_send(u, 2, u->dma[0] + 64, 0), 0);
+	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(u->qp[0], 99), 0);
+	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(u->qp[0], 1), 1);
+	/* a QP without signature pipelining */
+	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(u->qp[1], 1), -EINVAL);
+	KUNIT_ASSERT_EQ(test, ulp_sqd(u, IB_QPS_RTS), 0);
+
+	KUNIT_ASSERT_EQ(test, poll_n(u, wc, 3), 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].qp == u->qp[1])
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV);
+		else
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+	}
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(u->cq, 1, wc), 0);
+	/* only the second message went out, into the first receive */
+	KUNIT_EXPECT_EQ(test, dst[0], 0x22);
+	KUNIT_EXPECT_EQ(test, dst[256], 0);
+
+	/* cancelled, then the QP to error: the send flushes */
+	KUNIT_ASSERT_EQ(test, ulp_sqd(u, IB_QPS_SQD), 0);
+	KUNIT_ASSERT_EQ(test, ulp_send(u, 3, u->dma[0], IB_SEND_FENCE), 0);
+	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(u->qp[0], 3), 1);
+	KUNIT_ASSERT_EQ(test, ulp_sqd(u, IB_QPS_ERR), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, dst[256], 0);
+
+	/* RC only */
+	qa.send_cq = u->cq;
+	qa.recv_cq = u->cq;
+	qa.qp_type = IB_QPT_UD;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qa.create_flags = MLX5SP_QP_CREATE_SIG_PIPELINING;
+	ud = ib_create_qp(u->pd, &qa);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ud), -EOPNOTSUPP);
+	if (!IS_ERR(ud))
+		ib_destroy_qp(ud);
+}
+
 static struct kunit_case ib_ulp_cases[] = {
 	KUNIT_CASE_SLOW(ulp_send_write_read),
 	KUNIT_CASE_SLOW(ulp_atomics),
 	KUNIT_CASE_SLOW(ulp_bad_input),
+	KUNIT_CASE_SLOW(ulp_sig_pipelining_cancel),
 	{}
 };
 
