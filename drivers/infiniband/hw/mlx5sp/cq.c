@@ -339,6 +339,10 @@ static void parse_req(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
 		wc->opcode = IB_WC_FETCH_ADD;
 		wc->byte_len = 8;
 		break;
+	case MLX5_OPCODE_UMR:
+		/* REG_MR or LOCAL_INV: the CQE does not tell them apart */
+		wc->opcode = IB_WC_REG_MR;
+		break;
 	default:
 		wc->opcode = IB_WC_SEND;
 		break;

@@ -30,6 +30,13 @@
 #define MLX5SP_IB_ACK_REQ_FREQ	8
 /* Kernel buffers are one DMA-coherent block; this bounds queue sizes. */
 #define MLX5SP_MAX_KBUF		SZ_4M
+/* Pages one fast registration maps (max_fast_reg_page_list_len). */
+#define MLX5SP_MAX_FRWR_PAGES	4096
+/* A UMR WQE of the kernel: ctrl, UMR ctrl, mkey context, a pointer. */
+#define MLX5SP_UMR_WQE_SIZE	(sizeof(struct mlx5_wqe_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
+				 sizeof(struct mlx5_mkey_seg) + \
+				 sizeof(struct mlx5_wqe_data_seg))
 
 enum mlx5sp_mmap_cmd {
 	MLX5SP_MMAP_REGULAR_PAGE	= 0,
@@ -110,6 +117,18 @@ struct mlx5sp_ah {
 struct mlx5sp_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	u32 mkey;
+	/* fast registration: the page list and the MKEY it is read through */
+	__be64 *descs;
+	dma_addr_t descs_dma;
+	size_t descs_size;
+	u32 descs_mkey;
+	u32 max_descs;
+	u32 ndescs;
+};
+
+struct mlx5sp_mw {
+	struct ib_mw ibmw;
 	u32 mkey;
 };
 
@@ -215,6 +234,11 @@ static inline struct mlx5sp_mr *to_mr(struct ib_mr *mr)
 	return container_of(mr, struct mlx5sp_mr, ibmr);
 }
 
+static inline struct mlx5sp_mw *to_mw(struct ib_mw *mw)
+{
+	return container_of(mw, struct mlx5sp_mw, ibmw);
+}
+
 static inline struct mlx5sp_cq *to_cq(struct ib_cq *cq)
 {
 	return container_of(cq, struct mlx5sp_cq, ibcq);
@@ -301,6 +325,16 @@ struct ib_mr *mlx5sp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 int mlx5sp_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *mlx5sp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			      u32 max_num_sg);
+int mlx5sp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		     unsigned int *sg_offset);
+int mlx5sp_create_mkey(struct mlx5sp_ib_dev *dev, u32 *in, int inlen,
+		       u32 *mkey);
+int mlx5sp_destroy_mkey(struct mlx5sp_ib_dev *dev, u32 mkey);
+void mlx5sp_assign_mkey_variant(struct mlx5sp_ib_dev *dev, void *mkc);
+
+/* mw.c */
+int mlx5sp_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mlx5sp_dealloc_mw(struct ib_mw *ibmw);
 
 /* cq.c */
 int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

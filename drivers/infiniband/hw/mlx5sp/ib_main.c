@@ -29,6 +29,7 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 
 	.add_gid = mlx5sp_add_gid,
 	.alloc_mr = mlx5sp_alloc_mr,
+	.alloc_mw = mlx5sp_alloc_mw,
 	.alloc_pd = mlx5sp_alloc_pd,
 	.alloc_ucontext = mlx5sp_alloc_ucontext,
 	.create_ah = mlx5sp_create_ah,
@@ -36,6 +37,7 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 	.create_qp = mlx5sp_create_qp,
 	.create_user_ah = mlx5sp_create_ah,
 	.dealloc_driver = mlx5sp_dealloc_driver,
+	.dealloc_mw = mlx5sp_dealloc_mw,
 	.dealloc_pd = mlx5sp_dealloc_pd,
 	.dealloc_ucontext = mlx5sp_dealloc_ucontext,
 	.del_gid = mlx5sp_del_gid,
@@ -48,6 +50,7 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 	.get_dma_mr = mlx5sp_get_dma_mr,
 	.get_link_layer = mlx5sp_get_link_layer,
 	.get_port_immutable = mlx5sp_get_port_immutable,
+	.map_mr_sg = mlx5sp_map_mr_sg,
 	.mmap = mlx5sp_mmap,
 	.mmap_free = mlx5sp_mmap_free,
 	.modify_qp = mlx5sp_modify_qp,
@@ -65,6 +68,7 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mlx5sp_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5sp_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mlx5sp_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mlx5sp_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5sp_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5sp_ucontext, ibuc),

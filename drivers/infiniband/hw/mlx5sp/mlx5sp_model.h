@@ -70,6 +70,16 @@ enum {
 #define MLX5SP_CMD_MBOX_ALIGN		1024
 
 /* Doorbells in a UAR page (PRM offsets; mlx5 core keeps them private). */
+/*
+ * UMR control segment flags the kernel headers lack (device.h has
+ * MLX5_UMR_INLINE, MLX5_UMR_CHECK_FREE/NOT_FREE and the offset flag):
+ * "the target's QP must be this QP" (libmlx5's
+ * MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN, a type 2 window's invalidation), and
+ * the two-bit free check field.
+ */
+#define MLX5SP_UMR_CHECK_QPN		BIT(3)
+#define MLX5SP_UMR_CHECK_MASK		(3 << 5)
+
 #define MLX5SP_UAR_CQ_DB		0x20	/* 64-bit: CQ arm */
 #define MLX5SP_UAR_EQ_DB_ARM		0x40	/* EQ consumer index + arm */
 #define MLX5SP_UAR_EQ_DB_NOARM		0x48	/* EQ consumer index only */

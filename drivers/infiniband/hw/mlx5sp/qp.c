@@ -399,6 +399,9 @@ static int set_kernel_sq_size(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		return 0;
 	wqe_size = overhead + max_t(size_t, inl, attr->cap.max_send_sge *
 				    sizeof(struct mlx5_wqe_data_seg));
+	/* RC: room for a fast registration / local invalidate UMR */
+	if (!is_ud(attr->qp_type))
+		wqe_size = max_t(size_t, wqe_size, MLX5SP_UMR_WQE_SIZE);
 	wqe_size = ALIGN(wqe_size, MLX5_SEND_WQE_BB);
 	if (wqe_size > MLX5SP_CAP_GEN(dev, max_wqe_sz_sq))
 		return -EINVAL;

@@ -71,7 +71,10 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->device_cap_flags = IB_DEVICE_CHANGE_PHY_PORT |
 				  IB_DEVICE_PORT_ACTIVE_EVENT |
 				  IB_DEVICE_SYS_IMAGE_GUID |
-				  IB_DEVICE_RC_RNR_NAK_GEN;
+				  IB_DEVICE_RC_RNR_NAK_GEN |
+				  IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				  IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/* rdma link delete may remove the device; user contexts disassociate. */
 	props->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	props->max_send_sge = max_send_sge(dev);
@@ -81,10 +84,12 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_cqe = (1 << MLX5SP_CAP_GEN(dev, log_max_cq_sz)) - 1;
 	props->max_mr = 1 << MLX5SP_CAP_GEN(dev, log_max_mkey);
 	props->max_pd = 1 << MLX5SP_CAP_GEN(dev, log_max_pd);
+	props->max_mw = props->max_mr;
+	props->max_fast_reg_page_list_len = MLX5SP_MAX_FRWR_PAGES;
 	props->max_qp_rd_atom = 1 << MLX5SP_CAP_GEN(dev, log_max_ra_res_qp);
 	props->max_qp_init_rd_atom = 1 << MLX5SP_CAP_GEN(dev, log_max_ra_req_qp);
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
-	/* SRQs, multicast and fast registration come later. */
+	/* SRQs and multicast come later. */
 	props->atomic_cap = mlx5sp_atomic_hca(dev) ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = 1;

@@ -4,6 +4,11 @@
  * inline and data segments) built in a scratch area and copied into the
  * ring WQEBB by WQEBB, receive WQEs (scatter lists), the doorbell record
  * and then the doorbell write at UAR + 0x800, as mlx5_ib's wr.c does.
+ *
+ * Fast registration and local invalidation are UMR WQEs: IB_WR_REG_MR
+ * rewrites a free MTT MKEY (its key byte from the WR's key, the access,
+ * iova, length and page size, the page list by pointer) and makes it
+ * valid; IB_WR_LOCAL_INV makes it free. The key's index must be the MR's.
  */
 #include "ib.h"
 
@@ -18,6 +23,8 @@ u8 mlx5sp_ib_opcode(enum ib_wr_opcode op)
 	case IB_WR_RDMA_READ:			return MLX5_OPCODE_RDMA_READ;
 	case IB_WR_ATOMIC_CMP_AND_SWP:		return MLX5_OPCODE_ATOMIC_CS;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:	return MLX5_OPCODE_ATOMIC_FA;
+	case IB_WR_REG_MR:			return MLX5_OPCODE_UMR;
+	case IB_WR_LOCAL_INV:			return MLX5_OPCODE_UMR;
 	default:				return 0;
 	}
 }
@@ -54,6 +61,67 @@ static int set_inline(void *seg, size_t room, const struct ib_send_wr *wr,
 	inl->byte_count = cpu_to_be32(total | MLX5_INLINE_SEG);
 	*len_out = ALIGN(sizeof(*inl) + total, MLX5_SEND_WQE_DS);
 	return 0;
+}
+
+#define REG_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+		       IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC | \
+		       IB_ACCESS_RELAXED_ORDERING)
+
+/* REG_MR: which fields of the MKEY change (mlx5_ib's frwr_mkey_mask). */
+static u64 reg_mr_mask(void)
+{
+	return MLX5_MKEY_MASK_LEN | MLX5_MKEY_MASK_PAGE_SIZE |
+	       MLX5_MKEY_MASK_START_ADDR | MLX5_MKEY_MASK_EN_RINVAL |
+	       MLX5_MKEY_MASK_KEY | MLX5_MKEY_MASK_LR | MLX5_MKEY_MASK_LW |
+	       MLX5_MKEY_MASK_RR | MLX5_MKEY_MASK_RW | MLX5_MKEY_MASK_A |
+	       MLX5_MKEY_MASK_SMALL_FENCE | MLX5_MKEY_MASK_FREE;
+}
+
+/* UMR control, mkey context and the page list pointer of a REG_MR. */
+static int set_reg_mr(void *seg, const struct ib_reg_wr *wr)
+{
+	struct mlx5sp_mr *mr = to_mr(wr->mr);
+	struct mlx5_wqe_umr_ctrl_seg *umr = seg;
+	void *mkc = umr + 1;
+	struct mlx5_wqe_data_seg *d = mkc + sizeof(struct mlx5_mkey_seg);
+	u32 octo = ALIGN(mr->ndescs, 8) / 2;
+
+	if (!mr->descs || !mr->ndescs || (wr->key >> 8) != (mr->mkey >> 8) ||
+	    (wr->access & ~REG_MR_ACCESS) ||
+	    mr->ibmr.page_size < MLX5_ADAPTER_PAGE_SIZE ||
+	    !is_power_of_2(mr->ibmr.page_size))
+		return -EINVAL;
+	/* as mlx5_ib: the MR must be free (invalidated) to be registered */
+	umr->flags = MLX5_UMR_CHECK_NOT_FREE;
+	umr->xlt_octowords = cpu_to_be16(octo);
+	umr->mkey_mask = cpu_to_be64(reg_mr_mask());
+	MLX5_SET(mkc, mkc, free, 0);
+	MLX5_SET(mkc, mkc, a, !!(wr->access & IB_ACCESS_REMOTE_ATOMIC));
+	MLX5_SET(mkc, mkc, rw, !!(wr->access & IB_ACCESS_REMOTE_WRITE));
+	MLX5_SET(mkc, mkc, rr, !!(wr->access & IB_ACCESS_REMOTE_READ));
+	MLX5_SET(mkc, mkc, lw, !!(wr->access & IB_ACCESS_LOCAL_WRITE));
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, en_rinval, 1);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, mkey_7_0, wr->key & 0xff);
+	MLX5_SET64(mkc, mkc, start_addr, mr->ibmr.iova);
+	MLX5_SET64(mkc, mkc, len, mr->ibmr.length);
+	MLX5_SET(mkc, mkc, log_page_size, ilog2(mr->ibmr.page_size));
+	d->byte_count = cpu_to_be32(octo * 16);
+	d->lkey = cpu_to_be32(mr->descs_mkey);
+	d->addr = cpu_to_be64(mr->descs_dma);
+	return 0;
+}
+
+/* LOCAL_INV: the MKEY goes free; nothing else changes. */
+static void set_local_inv(void *seg)
+{
+	struct mlx5_wqe_umr_ctrl_seg *umr = seg;
+	void *mkc = umr + 1;
+
+	umr->flags = MLX5_UMR_INLINE;
+	umr->mkey_mask = cpu_to_be64(MLX5_MKEY_MASK_FREE);
+	MLX5_SET(mkc, mkc, free, 1);
 }
 
 /**
@@ -128,7 +196,20 @@ int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
 		used += sizeof(*raddr);
 	}
 
-	if (wr->send_flags & IB_SEND_INLINE) {
+	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV) {
+		if (room < MLX5SP_UMR_WQE_SIZE)
+			return -ENOMEM;
+		if (wr->opcode == IB_WR_REG_MR) {
+			err = set_reg_mr(seg, reg_wr(wr));
+			if (err)
+				return err;
+			used = MLX5SP_UMR_WQE_SIZE;
+		} else {
+			set_local_inv(seg);
+			used = MLX5SP_UMR_WQE_SIZE -
+			       sizeof(struct mlx5_wqe_data_seg);
+		}
+	} else if (wr->send_flags & IB_SEND_INLINE) {
 		size_t len;
 
 		if (wr->opcode == IB_WR_RDMA_READ)
@@ -162,8 +243,11 @@ int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		ctrl->imm = wr->ex.imm_data;
-	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+	else if (wr->opcode == IB_WR_SEND_WITH_INV ||
+		 wr->opcode == IB_WR_LOCAL_INV)
 		ctrl->imm = cpu_to_be32(wr->ex.invalidate_rkey);
+	else if (wr->opcode == IB_WR_REG_MR)
+		ctrl->umr_mkey = cpu_to_be32(reg_wr(wr)->key);
 	*ds_out = DIV_ROUND_UP(used, MLX5_SEND_WQE_DS);
 	return 0;
 }

@@ -120,13 +120,16 @@ static u8 sim_send_cqe_opcode(u8 wqe_opcode)
 	}
 }
 
-/* SEND with invalidate: the key goes invalid if it may be invalidated. */
-static void sim_rq_invalidate(struct sim_qp *qp, u32 rkey)
+/*
+ * SEND with invalidate: the key goes free if it may be invalidated here
+ * (created for UMR with en_rinval, valid, this QP's PD, and a type 2
+ * window bound to this QP).
+ */
+static bool sim_rq_invalidate(struct sim_qp *qp, u32 rkey)
 {
 	struct sim_mkey *mk = sim_mkey_lookup(qp->sim, rkey);
 
-	if (mk && mk->en_rinval && mk->pd == qp->pd)
-		WRITE_ONCE(mk->free, true);
+	return mk && sim_mkey_invalidate(mk, qp->pd, qp->qpn);
 }
 
 static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
@@ -162,8 +165,12 @@ static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return SIM_RESP_ERR;
 	}
-	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL)
-		sim_rq_invalidate(qp, be32_to_cpu(r->imm));
+	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
+	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+		return SIM_RESP_ERR;
+	}
 	sim_rq_cqe(qp, &ci);
 	return SIM_RESP_OK;
 }

@@ -358,6 +358,30 @@ dropped:
 	return sim_sq_done(qp, w, 0);
 }
 
+/*
+ * UMR: the WQE is unwrapped from the ring into the engine's scratch and
+ * handed to umr.c. RC and UC QPs may change keys; UD may not.
+ */
+static enum sim_wqe_res sim_sq_umr(struct sim_engine *eng, struct sim_qp *qp,
+				   const struct sim_wqe *w)
+{
+	u32 bb;
+	u8 synd;
+
+	if (qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP1)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	BUILD_BUG_ON(sizeof(eng->wqe) < SIM_MAX_WQE_BBS * MLX5_SEND_WQE_BB);
+	for (bb = 0; bb < w->nbb; bb++)
+		memcpy(eng->wqe + bb * MLX5_SEND_WQE_BB,
+		       sim_wqe_unit(qp, w->start, bb * SIM_UNITS_PER_BB),
+		       MLX5_SEND_WQE_BB);
+	synd = sim_umr_execute(qp->sim, &eng->lsgl, qp->pd, qp->qpn, eng->wqe,
+			       w->ds * MLX5_SEND_WQE_DS);
+	if (synd)
+		return sim_sq_error(qp, w, synd);
+	return sim_sq_done(qp, w, 0);
+}
+
 /* @avail: basic blocks the doorbell record covers from the head. */
 static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
 {
@@ -399,6 +423,8 @@ static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
 	switch (w.opcode) {
 	case MLX5_OPCODE_NOP:
 		return sim_sq_done(qp, &w, 0);
+	case MLX5_OPCODE_UMR:
+		return sim_sq_umr(eng, qp, &w);
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
 		if (qp->st != MLX5_QP_ST_RC)

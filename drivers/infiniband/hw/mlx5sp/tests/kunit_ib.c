@@ -200,7 +200,7 @@ static void wqe_ud_and_bad(struct kunit *test)
 	wr.ah = NULL;
 	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
 						    true, &ds), -EINVAL);
-	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.opcode = IB_WR_MASKED_ATOMIC_CMP_AND_SWP;
 	KUNIT_EXPECT_EQ(test, mlx5sp_build_send_wqe(buf, 256, 9, 3, &wr.wr, 0, 0,
 						    false, &ds), -EINVAL);
 	wr.wr.opcode = IB_WR_SEND;
@@ -647,7 +647,7 @@ static void ulp_bad_input(struct kunit *test)
 	struct ib_sge sge = { .addr = u->dma[0], .length = 64,
 			      .lkey = u->pd->local_dma_lkey };
 	struct ib_send_wr swr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IB_WR_REG_MR,
+				  .opcode = IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
 				  .send_flags = IB_SEND_SIGNALED };
 	struct mlx5sp_sim_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	struct ib_qp_attr a = {};
@@ -783,9 +783,182 @@ static void ulp_sig_pipelining_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ud), -EOPNOTSUPP);
 	if (!IS_ERR(ud))
 		ib_destroy_qp(ud);
+/* Post one WR on @qp and wait for its completion. */
+static enum ib_wc_status ulp_post_one(struct kunit *test, struct ulp *u,
+				      struct ib_qp *qp, struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, wr, &bad), 0);
+	if (poll_n(u, &wc, 1) != 1)
+		return IB_WC_GENERAL_ERR;
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr->wr_id);
+	return wc.status;
+}
+
+/*
+ * Fast registration as nvmet-rdma and iSER use it: ib_alloc_mr,
+ * ib_map_mr_sg, IB_WR_REG_MR, the peer's RDMA WRITE and READ through the
+ * rkey, IB_WR_LOCAL_INV (then the peer's access fails), re-registration
+ * with the next key, and the peer's SEND with invalidate.
+ */
+static void ulp_frwr(struct kunit *test)
+{
+	struct ulp *u = ulp_setup(test);
+	struct ib_sge sge = { .addr = u->dma[1], .length = ULP_BUF,
+			      .lkey = u->pd->local_dma_lkey };
+	struct ib_sge rsge = { .addr = u->dma[0], .length = 64,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 20, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr inv = { .wr_id = 12, .opcode = IB_WR_LOCAL_INV };
+	struct ib_reg_wr reg = {};
+	struct ib_rdma_wr rdma = {};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	struct scatterlist sg[2];
+	struct ib_wc wc[2];
+	struct ib_mr *mr;
+	u8 *mine;
+	int n;
+
+	mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(mr), "alloc_mr: %ld", PTR_ERR(mr));
+	/* qp[0] registers buffer 0 (two halves, one per entry) for qp[1] */
+	sg_init_table(sg, 2);
+	sg_dma_address(&sg[0]) = u->dma[0];
+	sg_dma_len(&sg[0]) = ULP_BUF / 2;
+	sg_dma_address(&sg[1]) = u->dma[0] + ULP_BUF / 2;
+	sg_dma_len(&sg[1]) = ULP_BUF / 2;
+	n = ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.wr.wr_id = 10;
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, ulp_post_one(test, u, u->qp[0], &reg.wr),
+			IB_WC_SUCCESS);
+
+	/* the peer writes buffer 1 into it, then reads it back changed */
+	fill(u->buf[1], 33);
+	rdma.wr.wr_id = 11;
+	rdma.wr.sg_list = &sge;
+	rdma.wr.num_sge = 1;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.remote_addr = mr->iova;
+	rdma.rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[1], &rdma.wr),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], ULP_BUF), 0);
+	mine = u->buf[0];
+	mine[ULP_BUF - 1] ^= 0xff;
+	rdma.wr.opcode = IB_WR_RDMA_READ;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[1], &rdma.wr),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], ULP_BUF), 0);
+	/* past the registered length: a remote access error */
+	rdma.remote_addr = mr->iova + 1;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[1], &rdma.wr),
+			IB_WC_REM_ACCESS_ERR);
+	/* that moved both QPs to error: start over on fresh ones */
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	kunit_release_action(test, ulp_exit, u);
+
+	u = ulp_setup(test);
+	mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sg_dma_address(&sg[0]) = u->dma[0];
+	sg_dma_address(&sg[1]) = u->dma[0] + ULP_BUF / 2;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ulp_post_one(test, u, u->qp[0], &reg.wr),
+			IB_WC_SUCCESS);
+	/* local invalidate, re-register with the next key */
+	inv.ex.invalidate_rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[0], &inv),
+			IB_WC_SUCCESS);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ulp_post_one(test, u, u->qp[0], &reg.wr),
+			IB_WC_SUCCESS);
+	/* the peer invalidates it with its SEND */
+	KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[0], &rwr, &rbad), 0);
+	sge.length = 64;
+	inv.wr_id = 13;
+	inv.opcode = IB_WR_SEND_WITH_INV;
+	inv.sg_list = &sge;
+	inv.num_sge = 1;
+	inv.ex.invalidate_rkey = mr->rkey;
+	inv.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[1], &inv, &bad), 0);
+	KUNIT_ASSERT_EQ(test, poll_n(u, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	if (wc[0].wr_id != 20)
+		wc[0] = wc[1];
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 20ULL);
+	KUNIT_EXPECT_TRUE(test, wc[0].wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc[0].ex.invalidate_rkey, mr->rkey);
+	/* now the peer's access through the old rkey fails */
+	sge.length = ULP_BUF;
+	rdma.wr.wr_id = 14;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.remote_addr = mr->iova;
+	rdma.rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[1], &rdma.wr),
+			IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+}
+
+/* A UMR the device refuses: an MR of another PD. Error CQE, QP to ERR. */
+static void ulp_frwr_bad(struct kunit *test)
+{
+	struct ulp *u = ulp_setup(test);
+	const struct ib_send_wr *bad;
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct ib_qp_attr a;
+	struct ib_qp_init_attr ia;
+	struct ib_pd *pd2;
+	struct ib_mr *mr;
+
+	pd2 = ib_alloc_pd(u->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd2));
+	mr = ib_alloc_mr(pd2, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(ib_alloc_mr(pd2, IB_MR_TYPE_MEM_REG,
+						   0)));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd2, IB_MR_TYPE_SG_GAPS, 4)),
+			-EOPNOTSUPP);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = u->dma[0];
+	sg_dma_len(&sg) = ULP_BUF;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.wr.wr_id = 30;
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.mr = mr;
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	/* a key of another MKEY index fails at post */
+	reg.key = mr->rkey + 0x100;
+	KUNIT_EXPECT_EQ(test, ib_post_send(u->qp[0], &reg.wr, &bad), -EINVAL);
+	reg.key = mr->rkey;
+	KUNIT_EXPECT_EQ(test, ulp_post_one(test, u, u->qp[0], &reg.wr),
+			IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, ib_query_qp(u->qp[0], &a, IB_QP_STATE, &ia), 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	ib_dealloc_pd(pd2);
 }
 
 static struct kunit_case ib_ulp_cases[] = {
+	KUNIT_CASE_SLOW(ulp_frwr),
+	KUNIT_CASE_SLOW(ulp_frwr_bad),
 	KUNIT_CASE_SLOW(ulp_send_write_read),
 	KUNIT_CASE_SLOW(ulp_atomics),
 	KUNIT_CASE_SLOW(ulp_bad_input),

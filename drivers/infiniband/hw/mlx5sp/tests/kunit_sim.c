@@ -147,6 +147,8 @@ static void mkey_checks(struct kunit *test)
 	};
 	u64 avail = 0;
 
+	spin_lock_init(&mk.lock);
+	seqcount_spinlock_init(&mk.seq, &mk.lock);
 	KUNIT_EXPECT_EQ(test, sim_mkey_check(&mk, 3, 9, mk.start, mk.len,
 					     SIM_ACC_LW), 0);
 	/* PD, access, bounds at both ends, overflow */
@@ -187,7 +189,115 @@ static void mkey_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sim_mkey_mtt_pa(&mk, 0x7001000, &avail), 0ULL);
 }
 
+/*
+ * A UMR WQE as libmlx5 builds a window bind: ctrl, UMR ctrl, mkey
+ * context, @nklm_oct octowords of inline KLMs. Returns its size.
+ */
+static u32 t_umr_bind(u8 *w, u32 target, u32 mr_key, u64 va, u32 len,
+		      u32 nklm_oct)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)w;
+	struct mlx5_wqe_umr_ctrl_seg *uc = (void *)(ctrl + 1);
+	void *mkc = uc + 1;
+	struct mlx5_klm *klm = mkc + sizeof(struct mlx5_mkey_seg);
+	u32 size = 128 + nklm_oct * 16;
+
+	memset(w, 0, size);
+	ctrl->opmod_idx_opcode = cpu_to_be32(MLX5_OPCODE_UMR);
+	ctrl->qpn_ds = cpu_to_be32(0x40 << 8 | size / 16);
+	ctrl->umr_mkey = cpu_to_be32(target);
+	uc->flags = MLX5_UMR_INLINE | MLX5_UMR_TRANSLATION_OFFSET_EN;
+	uc->xlt_octowords = cpu_to_be16(nklm_oct);
+	uc->mkey_mask = cpu_to_be64(MLX5_MKEY_MASK_FREE | MLX5_MKEY_MASK_KEY |
+				    MLX5_MKEY_MASK_LEN |
+				    MLX5_MKEY_MASK_START_ADDR |
+				    MLX5_MKEY_MASK_RW | MLX5_MKEY_MASK_QPN);
+	MLX5_SET(mkc, mkc, qpn, 0x40);
+	MLX5_SET(mkc, mkc, mkey_7_0, (target + 1) & 0xff);
+	MLX5_SET(mkc, mkc, rw, 1);
+	MLX5_SET64(mkc, mkc, start_addr, va);
+	MLX5_SET64(mkc, mkc, len, len);
+	if (nklm_oct) {
+		klm->bcount = cpu_to_be32(len);
+		klm->key = cpu_to_be32(mr_key);
+		klm->va = cpu_to_be64(va);
+	}
+	return size;
+}
+
+static void umr_parse(struct kunit *test)
+{
+	u8 *w = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	struct mlx5_wqe_umr_ctrl_seg *uc;
+	struct sim_umr u;
+	u32 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	uc = (void *)(w + sizeof(struct mlx5_wqe_ctrl_seg));
+
+	/* a window bind: the parts found where they are */
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	KUNIT_ASSERT_EQ(test, sim_umr_parse(w, len, &u), 0);
+	KUNIT_EXPECT_EQ(test, u.mkey, 0x1234u);
+	KUNIT_EXPECT_EQ(test, u.xlt_octowords, 4u);
+	KUNIT_EXPECT_EQ(test, u.xlt_offset, 0ULL);
+	KUNIT_EXPECT_PTR_EQ(test, u.mkc, (const void *)(w + 64));
+	KUNIT_EXPECT_PTR_EQ(test, u.xlt, (const void *)(w + 128));
+	KUNIT_EXPECT_NULL(test, u.xlt_ptr);
+	KUNIT_EXPECT_NULL(test, u.bsf);
+	KUNIT_EXPECT_EQ(test, MLX5_GET(mkc, u.mkc, qpn), 0x40u);
+	KUNIT_EXPECT_EQ(test, MLX5_GET64(mkc, u.mkc, len), 4096ULL);
+	/* an invalidation: no translations */
+	len = t_umr_bind(w, 0x1234, 0, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, sim_umr_parse(w, len, &u), 0);
+	KUNIT_EXPECT_NULL(test, u.xlt);
+	/* translations by pointer: a data segment after the context */
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 1);
+	uc->flags = MLX5_UMR_TRANSLATION_OFFSET_EN;
+	uc->xlt_offset = cpu_to_be16(8);
+	KUNIT_ASSERT_EQ(test, sim_umr_parse(w, len, &u), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (const void *)u.xlt_ptr,
+			    (const void *)(w + 128));
+	KUNIT_EXPECT_EQ(test, u.xlt_offset, 8ULL);
+	/* without the offset flag the offset is 0 */
+	uc->flags = 0;
+	KUNIT_ASSERT_EQ(test, sim_umr_parse(w, len, &u), 0);
+	KUNIT_EXPECT_EQ(test, u.xlt_offset, 0ULL);
+
+	/* malformed: too short for the context, translations past the end */
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, 112, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len - 16, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	uc->flags = 0;
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, 128, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	/* a mask bit no firmware knows, a flag bit, both free checks */
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	uc->mkey_mask |= cpu_to_be64(BIT_ULL(63));
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	uc->flags |= BIT(0);
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	uc->flags |= MLX5_UMR_CHECK_FREE | MLX5_UMR_CHECK_NOT_FREE;
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	/* a BSF the WQE does not hold */
+	len = t_umr_bind(w, 0x1234, 0x5601, 0x10000, 4096, 4);
+	uc->mkey_mask |= cpu_to_be64(MLX5_MKEY_MASK_BSF_EN);
+	uc->bsf_octowords = cpu_to_be16(4);
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len, &u),
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, sim_umr_parse(w, len + 64, &u), 0);
+	KUNIT_EXPECT_PTR_EQ(test, u.bsf, (const void *)(w + len));
+}
+
 static struct kunit_case sim_logic_cases[] = {
+	KUNIT_CASE(umr_parse),
 	KUNIT_CASE(cqe_owner_and_opcode),
 	KUNIT_CASE(cqe_error_layout),
 	KUNIT_CASE(qp_state_table),
