@@ -135,21 +135,21 @@ static inline u8 sim_sig_out_dom(const struct sim_sig_ctx *ctx)
 }
 
 /*
- * Byte streams of a transfer. map returns the kernel address of the
- * current position and clips *len (> 0 on entry) to the bytes contiguous
- * there, or NULL when the stream cannot go on (end of it, not memory);
- * advance moves past n bytes of what map returned.
+ * Byte streams of a transfer, as a window onto the current contiguous run
+ * (a page, an SGE, a KLM entry): the engine consumes @p/@avail inline and
+ * calls refill only when the window is empty, to move it to the run that
+ * follows. refill returns 0 with @avail > 0, or -EFAULT when the stream
+ * cannot go on (its end, memory that is not there).
  */
 struct sim_sig_iter {
-	void *(*map)(struct sim_sig_iter *it, u32 *len);
-	void (*advance)(struct sim_sig_iter *it, u32 n);
+	u8 *p;
+	u32 avail;
+	int (*refill)(struct sim_sig_iter *it);
 };
 
 /* A flat buffer as a stream. */
 struct sim_sig_buf_iter {
 	struct sim_sig_iter it;
-	u8 *p;
-	u32 left;
 };
 
 void sim_sig_buf_iter_init(struct sim_sig_buf_iter *b, void *p, u32 len);
