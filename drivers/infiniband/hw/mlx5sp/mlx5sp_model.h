@@ -101,6 +101,57 @@ enum {
  */
 #define MLX5SP_QP_OPTPAR_DRAIN_SIGERR	BIT(11)
 
+/*
+ * Signature offload constants the kernel headers lack (PRM; rdma-core's
+ * providers/mlx5 names them in wqe.h, cq.c and verbs.c).
+ *
+ * SIGERR CQE (struct mlx5_sig_err_cqe): the kernel calls bytes 0x22 and
+ * 0x23 rsvd22[]; they hold the signature type and the domain of the error.
+ */
+#define MLX5SP_SIGERR_SYND_REFTAG	BIT(11)
+#define MLX5SP_SIGERR_SYND_APPTAG	BIT(12)
+#define MLX5SP_SIGERR_SYND_GUARD	BIT(13)
+#define MLX5SP_SIGERR_SIG_TYPE_BLOCK	0
+#define MLX5SP_SIGERR_DOMAIN_WIRE	0
+#define MLX5SP_SIGERR_DOMAIN_MEMORY	1
+#define MLX5SP_SIGERR_SIG_TYPE(cqe)	((cqe)->rsvd22[0])
+#define MLX5SP_SIGERR_DOMAIN(cqe)	((cqe)->rsvd22[1])
+
+/* BSF basic.bsf_size_sbs: size in bits 7:6, same block structure bit 4 */
+#define MLX5SP_BSF_SIZE_SHIFT		6
+#define MLX5SP_BSF_SIZE_BASIC		0
+#define MLX5SP_BSF_SIZE_EXTENDED	1
+#define MLX5SP_BSF_SIZE_WITH_INLINE	2
+#define MLX5SP_BSF_SIZE_SIG_AND_CRYPTO	3
+#define MLX5SP_BSF_SBS			BIT(4)
+/* BSF inline rp_inv_seed: guard seed 0xffff (else the PSV's) */
+#define MLX5SP_BSF_SEED			BIT(3)
+/* BSF m/w_bfs_psv: block format selector in bits 31:24, PSV in 23:0 */
+#define MLX5SP_BFS_SHIFT		24
+#define MLX5SP_BSF_PSV_INDEX_MASK	0xffffff
+#define MLX5SP_BFS_CRC32_BASE		0x20
+#define MLX5SP_BFS_CRC32C_BASE		0x40
+#define MLX5SP_BFS_CRC64_XP10_BASE	0x50
+#define MLX5SP_BFS_CRC_REPEAT_BIT	0x2
+#define MLX5SP_BFS_CRC_SEED_BIT		0x1	/* seed 0 (else all ones) */
+/* block size selectors (mem.bs_selector, wire.bs_selector) */
+#define MLX5SP_BS_512			1
+#define MLX5SP_BS_520			2
+#define MLX5SP_BS_4096			3
+#define MLX5SP_BS_4160			4
+#define MLX5SP_BS_1G			5
+#define MLX5SP_BS_4048			6
+
+/*
+ * cmd_hca_cap signature bits the kernel's mlx5_ifc.h leaves reserved
+ * (rdma-core names them): sig_crc64_xp10 (0x147), sig_crc32c (0x148) are
+ * reserved_at_147[2], sig_block_4048 is reserved_at_1f0,
+ * sigerr_domain_and_sig_type is reserved_at_480.
+ */
+#define MLX5SP_CAP_SIG_CRC32C(c)	MLX5_SET(cmd_hca_cap, c, reserved_at_147, 1)
+#define MLX5SP_CAP_SIG_BLOCK_4048(c)	MLX5_SET(cmd_hca_cap, c, reserved_at_1f0, 1)
+#define MLX5SP_CAP_SIGERR_DOMAIN(c)	MLX5_SET(cmd_hca_cap, c, reserved_at_480, 1)
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

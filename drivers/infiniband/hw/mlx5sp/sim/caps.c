@@ -115,6 +115,9 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	MLX5_SET(cmd_hca_cap, c, cmdif_checksum, 3);
 	MLX5_SET(cmd_hca_cap, c, sigerr_cqe, 1);
 	MLX5_SET(cmd_hca_cap, c, sho, 1);
+	MLX5SP_CAP_SIGERR_DOMAIN(c);
+	MLX5SP_CAP_SIG_CRC32C(c);
+	MLX5SP_CAP_SIG_BLOCK_4048(c);
 	MLX5_SET(cmd_hca_cap, c, roce, 1);
 	MLX5_SET(cmd_hca_cap, c, atomic, 1);
 	MLX5_SET(cmd_hca_cap, c, cq_oi, 1);
@@ -157,6 +160,7 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 		MLX5_SET(cmd_hca_cap, c, roce, 0);
 	if (missing & MLX5SP_SIM_NO_SIG) {
 		MLX5_SET(cmd_hca_cap, c, sho, 0);
+		MLX5_SET(cmd_hca_cap, c, reserved_at_480, 0);
 		MLX5_SET(cmd_hca_cap, c, sigerr_cqe, 0);
 		MLX5_SET(cmd_hca_cap, c, log_max_bsf_list_size, 0);
 		MLX5_SET(cmd_hca_cap, c, drain_sigerr, 0);

@@ -26,6 +26,12 @@ void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
 {
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
+	/* signature engine (sig.c): the SIGERR CQE has a layout of its own */
+	if (ci->opcode == MLX5_CQE_SIG_ERR && ci->sig_err) {
+		sim_sig_err_cqe_encode(cqe, ci->sig_err, ci->sig_mkey, ci->qpn,
+				       index, log_size);
+		return;
+	}
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->srqn = cpu_to_be32(ci->user_index & 0xffffff);
 	cqe->wqe_counter = cpu_to_be16(ci->wqe_counter);

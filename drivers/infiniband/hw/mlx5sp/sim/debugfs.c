@@ -273,6 +273,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 				   &sim_health_stop_fops);
 	debugfs_create_file("page_storm", 0200, d, sim, &sim_page_storm_fops);
 	debugfs_create_file("stats", 0400, d, sim, &sim_stats_fops);
+	sim_sig_debugfs_add(sim, d);
 }
 
 void sim_debugfs_del(struct mlx5sp_sim *sim)

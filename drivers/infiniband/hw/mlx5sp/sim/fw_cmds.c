@@ -58,6 +58,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	sim_qp_destroy_all(sim);
 	sim_cq_destroy_all(sim);
 	sim_mkey_destroy_all(sim);
+	sim_psv_destroy_all(sim);
 	sim_eq_destroy_all(sim);
 	sim_uar_pages_free(sim);
 	bitmap_zero(sim->uar_map, sim->nr_uars);

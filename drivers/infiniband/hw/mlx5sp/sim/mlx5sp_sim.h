@@ -120,4 +120,18 @@ struct mlx5sp_sim *mlx5sp_sim_create_on(const char *name,
 					const struct mlx5sp_sim_params *p,
 					struct net_device *netdev);
 
+/*
+ * The signature engine's throughput (bytes of data per second): a T10-DIF
+ * checked and stripped transfer against crc_t10dif and memcpy alone over
+ * the same buffers, @iters passes over @len bytes (512-byte blocks).
+ */
+struct mlx5sp_sim_sig_rate {
+	u64 xfer_bps;
+	u64 crc_bps;
+	u64 copy_bps;
+	u16 guard_xor;			/* keeps the CRC loop from vanishing */
+};
+
+int mlx5sp_sim_sig_bench(u32 len, u32 iters, struct mlx5sp_sim_sig_rate *r);
+
 #endif /* MLX5SP_SIM_H */

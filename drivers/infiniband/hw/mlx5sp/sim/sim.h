@@ -37,6 +37,7 @@
 
 #include "mlx5sp_model.h"
 #include "mlx5sp_sim.h"
+#include "sig.h"
 #include "syndromes.h"
 
 #define SIM_DRV_NAME		"mlx5sp_sim"
@@ -458,6 +459,7 @@ struct mlx5sp_sim {
 	struct xarray mkeys;		/* index -> sim_mkey, RCU */
 	struct xarray cqs;		/* cqn -> sim_cq, RCU */
 	struct xarray qps;		/* qpn -> sim_qp, RCU */
+	struct xarray psvs;		/* PSV index -> sim_psv, RCU (sig.c) */
 	u32 next_mkey;			/* cyclic allocation hints */
 	u32 next_cqn;
 	u32 next_qpn;
@@ -479,6 +481,7 @@ struct mlx5sp_sim {
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
+	struct sim_sig_inject sig_inject;	/* under fault_lock too */
 
 	spinlock_t stats_lock;		/* protects stats */
 	struct mlx5sp_sim_stats stats;
@@ -656,6 +659,9 @@ struct sim_cqe_info {
 	__be32 imm;			/* immediate, inval rkey or pkey */
 	u32 flags_rqpn;
 	bool solicited;
+	/* MLX5_CQE_SIG_ERR: the error and the signature MKEY (sig.c) */
+	const struct sim_sig_err *sig_err;
+	u32 sig_mkey;
 };
 
 bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci);

@@ -201,6 +201,15 @@ enum mlx5sp_sim_syndrome {
 	/* page_offset not 64-byte quantum of the page */
 	MLX5SP_SIM_SYND_BUF_BAD_PAGE_OFFSET = 0x5b0e0004,
 
+	/* CREATE_PSV num_psv not 1..4 */
+	MLX5SP_SIM_SYND_PSV_BAD_NUM = 0x5b200001,
+	/* CREATE_PSV pd does not exist */
+	MLX5SP_SIM_SYND_PSV_BAD_PD = 0x5b200002,
+	/* no free PSV index */
+	MLX5SP_SIM_SYND_PSV_EXHAUSTED = 0x5b200003,
+	/* DESTROY_PSV psvn does not exist */
+	MLX5SP_SIM_SYND_PSV_NOT_FOUND = 0x5b200004,
+
 	/* model out of memory */
 	MLX5SP_SIM_SYND_NO_MEMORY = 0x5b0f0001,
 };
