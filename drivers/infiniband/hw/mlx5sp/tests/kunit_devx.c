@@ -113,11 +113,15 @@ static u8 u_cmd(struct u_dev *d, void *in, int inlen, void *out, int outlen,
 	return MLX5SP_CMD_STATUS(out);
 }
 
-static void u_dev_up(struct kunit *test, struct u_dev *d, const char *name)
+/* The device lives until the test ends (a deferred action frees it). */
+static struct u_dev *u_dev_up(struct kunit *test, const char *name)
 {
 	u32 out[MLX5_ST_SZ_DW(alloc_uar_out)] = {};
 	u32 in[MLX5_ST_SZ_DW(alloc_uar_in)] = {};
+	struct u_dev *d;
 
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
 	d->test = test;
 	d->sim = mlx5sp_sim_create(name, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(d->sim));
@@ -129,6 +133,7 @@ static void u_dev_up(struct kunit *test, struct u_dev *d, const char *name)
 	KUNIT_ASSERT_EQ(test, u_cmd(d, in, sizeof(in), out, sizeof(out), NULL),
 			0);
 	d->uar = MLX5_GET(alloc_uar_out, out, uar);
+	return d;
 }
 
 static u16 u_uctx(struct u_dev *d)
@@ -268,53 +273,53 @@ static u8 u_destroy_umem(struct u_dev *d, u16 uid, u32 id, u32 *synd)
 /* uid X may not name uid Y's objects or the kernel's; uid 0 names all. */
 static void uid_confines_objects(struct kunit *test)
 {
-	struct u_dev d = {};
+	struct u_dev *d;
 	u32 pd_a, pd_k, cq_a, synd;
 	u16 a, b;
 
-	u_dev_up(test, &d, "kdx0");
-	a = u_uctx(&d);
-	b = u_uctx(&d);
+	d = u_dev_up(test, "kdx0");
+	a = u_uctx(d);
+	b = u_uctx(d);
 	KUNIT_EXPECT_NE(test, a, b);
 
-	KUNIT_ASSERT_EQ(test, u_alloc_pd(&d, a, &pd_a), 0);
-	KUNIT_ASSERT_EQ(test, u_alloc_pd(&d, 0, &pd_k), 0);
-	KUNIT_EXPECT_EQ(test, sim_obj_uid(d.sim, SIM_OBJ_PD, pd_a), a);
-	KUNIT_EXPECT_EQ(test, sim_obj_uid(d.sim, SIM_OBJ_PD, pd_k), 0);
+	KUNIT_ASSERT_EQ(test, u_alloc_pd(d, a, &pd_a), 0);
+	KUNIT_ASSERT_EQ(test, u_alloc_pd(d, 0, &pd_k), 0);
+	KUNIT_EXPECT_EQ(test, sim_obj_uid(d->sim, SIM_OBJ_PD, pd_a), a);
+	KUNIT_EXPECT_EQ(test, sim_obj_uid(d->sim, SIM_OBJ_PD, pd_k), 0);
 
 	/* another user, and a user on the kernel's */
-	KUNIT_EXPECT_EQ(test, u_dealloc_pd(&d, b, pd_a, &synd),
+	KUNIT_EXPECT_EQ(test, u_dealloc_pd(d, b, pd_a, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UID_MISMATCH);
-	KUNIT_EXPECT_EQ(test, u_dealloc_pd(&d, a, pd_k, &synd),
+	KUNIT_EXPECT_EQ(test, u_dealloc_pd(d, a, pd_k, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
 
-	KUNIT_ASSERT_EQ(test, u_create_cq(&d, a, 0, &cq_a, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_QUERY_CQ, b, cq_a, &synd),
+	KUNIT_ASSERT_EQ(test, u_create_cq(d, a, 0, &cq_a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_QUERY_CQ, b, cq_a, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UID_MISMATCH);
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_QUERY_CQ, a, cq_a, NULL),
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_QUERY_CQ, a, cq_a, NULL),
 			0);
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_QUERY_CQ, 0, cq_a, NULL),
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_QUERY_CQ, 0, cq_a, NULL),
 			0);
 
 	/* a uid that was never created */
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_QUERY_CQ, 0x3ff, cq_a,
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_QUERY_CQ, 0x3ff, cq_a,
 				       &synd), MLX5_CMD_STAT_BAD_PARAM_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UID_INVALID);
 
 	/* a context with objects stays; the kernel frees them, then it goes */
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, a, &synd),
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, a, &synd),
 			MLX5_CMD_STAT_BAD_RES_STATE_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UCTX_IN_USE);
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_DESTROY_CQ, 0, cq_a,
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_DESTROY_CQ, 0, cq_a,
 				       NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_dealloc_pd(&d, a, pd_a, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, a, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, a, &synd),
+	KUNIT_EXPECT_EQ(test, u_dealloc_pd(d, a, pd_a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, a, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, b, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_dealloc_pd(&d, 0, pd_k, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, b, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_dealloc_pd(d, 0, pd_k, NULL), 0);
 }
 
 /* A QP or MKEY of a user names that user's PD and CQs only. */
@@ -322,16 +327,16 @@ static void uid_create_names_own_objects(struct kunit *test)
 {
 	u32 out[MLX5_ST_SZ_DW(create_mkey_out)] = {};
 	int inlen = MLX5_ST_SZ_BYTES(create_mkey_in);
-	struct u_dev d = {};
+	struct u_dev *d;
 	u32 pd_a, pd_b, synd;
 	void *in, *mkc;
 	u16 a, b;
 
-	u_dev_up(test, &d, "kdx1");
-	a = u_uctx(&d);
-	b = u_uctx(&d);
-	KUNIT_ASSERT_EQ(test, u_alloc_pd(&d, a, &pd_a), 0);
-	KUNIT_ASSERT_EQ(test, u_alloc_pd(&d, b, &pd_b), 0);
+	d = u_dev_up(test, "kdx1");
+	a = u_uctx(d);
+	b = u_uctx(d);
+	KUNIT_ASSERT_EQ(test, u_alloc_pd(d, a, &pd_a), 0);
+	KUNIT_ASSERT_EQ(test, u_alloc_pd(d, b, &pd_b), 0);
 
 	/* a free (UMR-style) MTT key: no memory, only its PD */
 	in = kunit_kzalloc(test, inlen, GFP_KERNEL);
@@ -344,12 +349,12 @@ static void uid_create_names_own_objects(struct kunit *test)
 	MLX5_SET(mkc, mkc, log_page_size, PAGE_SHIFT);
 	MLX5_SET(mkc, mkc, qpn, 0xffffff);
 	MLX5_SET(mkc, mkc, pd, pd_b);
-	KUNIT_EXPECT_EQ(test, u_cmd(&d, in, inlen, out, sizeof(out), &synd),
+	KUNIT_EXPECT_EQ(test, u_cmd(d, in, inlen, out, sizeof(out), &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UID_MISMATCH);
 	MLX5_SET(mkc, mkc, pd, pd_a);
-	KUNIT_EXPECT_EQ(test, u_cmd(&d, in, inlen, out, sizeof(out), NULL), 0);
-	KUNIT_EXPECT_EQ(test, sim_obj_uid(d.sim, SIM_OBJ_MKEY,
+	KUNIT_EXPECT_EQ(test, u_cmd(d, in, inlen, out, sizeof(out), NULL), 0);
+	KUNIT_EXPECT_EQ(test, sim_obj_uid(d->sim, SIM_OBJ_MKEY,
 					  MLX5_GET(create_mkey_out, out,
 						   mkey_index)), a);
 }
@@ -364,20 +369,20 @@ static void uid_forbidden_commands(struct kunit *test)
 		MLX5_CMD_OP_ALLOC_UAR, MLX5_CMD_OP_SET_ROCE_ADDRESS,
 		MLX5_CMD_OP_CREATE_UCTX, MLX5_CMD_OP_TEARDOWN_HCA,
 	};
-	struct u_dev d = {};
+	struct u_dev *d;
 	void *out;
 	u32 synd;
 	u16 a;
 	int i;
 
-	u_dev_up(test, &d, "kdx2");
+	d = u_dev_up(test, "kdx2");
 	out = kunit_kzalloc(test, olen, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	a = u_uctx(&d);
+	a = u_uctx(d);
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		memset(in, 0, sizeof(in));
 		u_hdr(in, ops[i], a);
-		KUNIT_EXPECT_EQ_MSG(test, u_cmd(&d, in, sizeof(in), out, olen,
+		KUNIT_EXPECT_EQ_MSG(test, u_cmd(d, in, sizeof(in), out, olen,
 						&synd),
 				    MLX5_CMD_STAT_BAD_PARAM_ERR, "0x%x", ops[i]);
 		KUNIT_EXPECT_EQ_MSG(test, synd, MLX5SP_SIM_SYND_UID_NOT_ALLOWED,
@@ -388,36 +393,36 @@ static void uid_forbidden_commands(struct kunit *test)
 	u_hdr(in, MLX5_CMD_OP_QUERY_HCA_CAP, a);
 	MLX5_SET(query_hca_cap_in, in, op_mod,
 		 MLX5_SET_HCA_CAP_OP_MOD_GENERAL_DEVICE << 1 | 1);
-	KUNIT_EXPECT_EQ(test, u_cmd(&d, in, MLX5_ST_SZ_BYTES(query_hca_cap_in),
+	KUNIT_EXPECT_EQ(test, u_cmd(d, in, MLX5_ST_SZ_BYTES(query_hca_cap_in),
 				    out, olen, NULL), 0);
 	KUNIT_EXPECT_NE(test, MLX5_GET(query_hca_cap_out, out,
 				       capability.cmd_hca_cap.log_max_uctx), 0);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, a, NULL), 0);
 }
 
 /* A CQ over a umem uses its pages; only the umem's user may use it. */
 static void umem_backs_objects(struct kunit *test)
 {
-	struct u_dev d = {};
+	struct u_dev *d;
 	u32 umem, cqn, cq_b, synd;
 	struct sim_cq *cq;
 	void *mem[2];
 	u16 a, b;
 
-	u_dev_up(test, &d, "kdx3");
-	a = u_uctx(&d);
-	b = u_uctx(&d);
-	KUNIT_ASSERT_EQ(test, u_create_umem(&d, a, mem, &umem, NULL), 0);
-	KUNIT_EXPECT_EQ(test, sim_obj_uid(d.sim, SIM_OBJ_UMEM, umem), a);
+	d = u_dev_up(test, "kdx3");
+	a = u_uctx(d);
+	b = u_uctx(d);
+	KUNIT_ASSERT_EQ(test, u_create_umem(d, a, mem, &umem, NULL), 0);
+	KUNIT_EXPECT_EQ(test, sim_obj_uid(d->sim, SIM_OBJ_UMEM, umem), a);
 
-	KUNIT_EXPECT_EQ(test, u_create_cq(&d, b, umem, &cq_b, &synd),
+	KUNIT_EXPECT_EQ(test, u_create_cq(d, b, umem, &cq_b, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UMEM_NOT_FOUND);
-	KUNIT_ASSERT_EQ(test, u_create_cq(&d, a, umem, &cqn, NULL), 0);
+	KUNIT_ASSERT_EQ(test, u_create_cq(d, a, umem, &cqn, NULL), 0);
 
 	/* the buffer is the umem's first page, the doorbell its second */
 	rcu_read_lock();
-	cq = xa_load(&d.sim->cqs, cqn);
+	cq = xa_load(&d->sim->cqs, cqn);
 	KUNIT_EXPECT_NOT_NULL(test, cq);
 	if (cq) {
 		KUNIT_EXPECT_PTR_EQ(test, (void *)cq->dbr, mem[1]);
@@ -425,16 +430,16 @@ static void umem_backs_objects(struct kunit *test)
 	}
 	rcu_read_unlock();
 
-	KUNIT_EXPECT_EQ(test, u_destroy_umem(&d, a, umem, &synd),
+	KUNIT_EXPECT_EQ(test, u_destroy_umem(d, a, umem, &synd),
 			MLX5_CMD_STAT_BAD_RES_STATE_ERR);
 	KUNIT_EXPECT_EQ(test, synd, MLX5SP_SIM_SYND_UMEM_IN_USE);
-	KUNIT_EXPECT_EQ(test, u_destroy_umem(&d, b, umem, &synd),
+	KUNIT_EXPECT_EQ(test, u_destroy_umem(d, b, umem, &synd),
 			MLX5_CMD_STAT_BAD_RES_ERR);
-	KUNIT_EXPECT_EQ(test, u_cq_cmd(&d, MLX5_CMD_OP_DESTROY_CQ, a, cqn, NULL),
+	KUNIT_EXPECT_EQ(test, u_cq_cmd(d, MLX5_CMD_OP_DESTROY_CQ, a, cqn, NULL),
 			0);
-	KUNIT_EXPECT_EQ(test, u_destroy_umem(&d, a, umem, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, a, NULL), 0);
-	KUNIT_EXPECT_EQ(test, u_destroy_uctx(&d, b, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_umem(d, a, umem, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, u_destroy_uctx(d, b, NULL), 0);
 }
 
 static struct kunit_case devx_uid_cases[] = {
