@@ -412,9 +412,13 @@ static int devx_obj_cleanup(struct ib_uobject *uobject,
 	struct mlx5sp_devx_obj *obj = uobject->object;
 	int err;
 
+	/*
+	 * Still in use (a QP on this CQ ...): the object stays, and ib_core
+	 * tries again once the others of the context are gone. A dead
+	 * device's release commands succeed.
+	 */
 	err = devx_destroy(obj);
-	/* a live object stays; a dead device has forgotten it anyway */
-	if (err && why == RDMA_REMOVE_DESTROY)
+	if (err)
 		return err;
 	kfree(obj);
 	return 0;
@@ -656,8 +660,8 @@ static int devx_umem_cleanup(struct ib_uobject *uobject,
 
 	err = mlx5sp_cmd_exec(obj->dev->mdev, obj->dinbox, sizeof(obj->dinbox),
 			      out, sizeof(out));
-	/* firmware still uses it: the pages stay pinned */
-	if (err && why == RDMA_REMOVE_DESTROY)
+	/* firmware still uses it: the pages stay pinned, ib_core tries again */
+	if (err)
 		return err;
 	ib_umem_release(obj->umem);
 	kfree(obj);
