@@ -417,9 +417,16 @@ static int cmd_result(struct mlx5sp_dev *dev, struct mlx5sp_cmd_slot *slot,
 	if (!status)
 		return 0;
 	syndrome = MLX5SP_CMD_SYNDROME(out);
-	mlx5sp_err(dev, "%s(0x%x) op_mod 0x%x failed, status %s(0x%x), syndrome 0x%x\n",
-		   mlx5sp_cmd_opcode_str(opcode), opcode, op_mod,
-		   status_str(status), status, syndrome);
+	/* A DEVX user's command (it has a uid) failing is the user's business. */
+	if (MLX5SP_CMD_UID(in))
+		mlx5sp_dbg(dev, "%s(0x%x) op_mod 0x%x uid %u failed, status %s(0x%x), syndrome 0x%x\n",
+			   mlx5sp_cmd_opcode_str(opcode), opcode, op_mod,
+			   MLX5SP_CMD_UID(in), status_str(status), status,
+			   syndrome);
+	else
+		mlx5sp_err(dev, "%s(0x%x) op_mod 0x%x failed, status %s(0x%x), syndrome 0x%x\n",
+			   mlx5sp_cmd_opcode_str(opcode), opcode, op_mod,
+			   status_str(status), status, syndrome);
 	return mlx5sp_cmd_status_to_err(status);
 }
 

@@ -175,6 +175,7 @@ static int create_cq_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	else
 		mlx5sp_fill_pas_contig(cq->buf.dma, npages, pas);
 	MLX5_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	MLX5_SET(create_cq_in, in, uid, cq->uid);
 	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cqe_sz, CQE_STRIDE_64);
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(cq->nent));
@@ -216,6 +217,7 @@ int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->mcq.comp = cq_comp;
 	cq->mcq.event = cq_event;
 	cq->mcq.eq_vector = attr->comp_vector;
+	cq->uid = mlx5sp_ctx_uid(udata);
 
 	if (udata)
 		err = create_user_cq(dev, cq, udata, &npages, &page_offset);

@@ -92,6 +92,7 @@ struct mlx5sp_ucontext {
 	struct mutex db_lock;		/* protects db_pages */
 	struct list_head db_pages;
 	struct xarray uars;		/* UAR index -> mmap entry it came with */
+	u16 devx_uid;			/* firmware uid of a DEVX context, or 0 */
 };
 
 struct mlx5sp_mmap_entry {
@@ -143,6 +144,7 @@ struct mlx5sp_cq {
 	u32 cons_index;
 	u32 arm_sn;
 	u32 uar_index;
+	u16 uid;			/* firmware uid it was created with */
 	bool user;
 };
 
@@ -217,6 +219,19 @@ static inline struct mlx5sp_ib_dev *to_ibdev(struct ib_device *ib)
 static inline struct mlx5sp_ucontext *to_uctx(struct ib_ucontext *uc)
 {
 	return container_of(uc, struct mlx5sp_ucontext, ibuc);
+}
+
+/*
+ * The uid commands for a user's objects carry: its DEVX context's, so the
+ * objects are the context's in firmware (and DEVX may name them); 0 for
+ * the kernel's and for contexts without DEVX.
+ */
+static inline u16 mlx5sp_ctx_uid(struct ib_udata *udata)
+{
+	struct mlx5sp_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
+
+	return uctx ? uctx->devx_uid : 0;
 }
 
 static inline struct mlx5sp_pd *to_pd(struct ib_pd *pd)
@@ -297,6 +312,12 @@ void mlx5sp_fill_av(const struct rdma_ah_attr *ah_attr, struct mlx5_av *av,
 		    u16 udp_sport);
 bool mlx5sp_uctx_owns_uar(struct mlx5sp_ucontext *uctx, u32 index);
 extern const struct uapi_definition mlx5sp_uapi_defs[];
+
+/* devx.c */
+extern const struct uapi_definition mlx5sp_devx_defs[];
+int mlx5sp_devx_create_uctx(struct mlx5sp_ib_dev *dev, u16 *uid);
+void mlx5sp_devx_destroy_uctx(struct mlx5sp_ib_dev *dev, u16 uid);
+bool mlx5sp_devx_is_general_cmd(const void *in);
 
 /* doorbell.c */
 int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,

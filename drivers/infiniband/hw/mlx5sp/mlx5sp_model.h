@@ -152,6 +152,39 @@ enum {
 #define MLX5SP_CAP_SIG_BLOCK_4048(c)	MLX5_SET(cmd_hca_cap, c, reserved_at_1f0, 1)
 #define MLX5SP_CAP_SIGERR_DOMAIN(c)	MLX5_SET(cmd_hca_cap, c, reserved_at_480, 1)
 
+/*
+ * DEVX user-memory references the kernel's mlx5_ifc.h leaves reserved
+ * (PRM; rdma-core's mlx5_ifc.h names them). Bit offsets of big-endian
+ * fields that each start a dword; ids are 32 bits, offsets 64.
+ */
+#define MLX5SP_CQC_DBR_UMEM_ID		0x20	/* in cqc */
+#define MLX5SP_QPC_DBR_UMEM_ID		0x720	/* in qpc */
+#define MLX5SP_CREATE_CQ_UMEM_OFFSET	0x280	/* in create_cq_in */
+#define MLX5SP_CREATE_CQ_UMEM_ID	0x2c0
+#define MLX5SP_CREATE_MKEY_UMEM_ID	0x320	/* in create_mkey_in */
+#define MLX5SP_CREATE_MKEY_UMEM_OFFSET	0x340
+
+static inline u32 mlx5sp_get_dw(const void *p, u32 bit)
+{
+	return be32_to_cpu(((const __be32 *)p)[bit / 32]);
+}
+
+static inline void mlx5sp_set_dw(void *p, u32 bit, u32 v)
+{
+	((__be32 *)p)[bit / 32] = cpu_to_be32(v);
+}
+
+static inline u64 mlx5sp_get_qw(const void *p, u32 bit)
+{
+	return (u64)mlx5sp_get_dw(p, bit) << 32 | mlx5sp_get_dw(p, bit + 32);
+}
+
+static inline void mlx5sp_set_qw(void *p, u32 bit, u64 v)
+{
+	mlx5sp_set_dw(p, bit, upper_32_bits(v));
+	mlx5sp_set_dw(p, bit + 32, lower_32_bits(v));
+}
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

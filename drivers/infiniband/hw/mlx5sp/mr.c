@@ -152,6 +152,7 @@ struct ib_mr *mlx5sp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		 mlx5sp_octo_len(iova, length, shift));
 	MLX5_SET(mkc, mkc, log_page_size, shift);
 	mlx5sp_assign_mkey_variant(dev, mkc);
+	MLX5_SET(create_mkey_in, in, uid, to_pd(pd)->uid);
 	err = mlx5sp_create_mkey(dev, in, inlen, &mr->mkey);
 	kvfree(in);
 	if (err)

@@ -609,6 +609,7 @@ static int create_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	else
 		mlx5sp_fill_pas_contig(qp->buf.dma, npages, pas);
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+	MLX5_SET(create_qp_in, in, uid, to_pd(qp->ibqp.pd)->uid);
 	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
 	MLX5_SET(qpc, qpc, st, to_mlx5_st(attr->qp_type));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);

@@ -255,9 +255,8 @@ static int alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return err;
-	/* DEVX is not offered: libmlx5 then opens the context without it. */
-	if (req.flags || req.comp_mask || req.reserved0 || req.reserved1 ||
-	    req.reserved2)
+	if ((req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX) || req.comp_mask ||
+	    req.reserved0 || req.reserved1 || req.reserved2)
 		return -EOPNOTSUPP;
 	req.total_num_bfregs = ALIGN(req.total_num_bfregs, MLX5_NON_FP_BFREGS_PER_UAR);
 	if (req.num_low_latency_bfregs > req.total_num_bfregs - 1)
@@ -266,6 +265,15 @@ static int alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	if (!(req.lib_caps & MLX5_LIB_CAP_DYN_UAR))
 		return -EOPNOTSUPP;
 
+	/*
+	 * A DEVX context gets its firmware uid first; libmlx5 asks for one
+	 * and opens the context without DEVX when this fails.
+	 */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX) {
+		err = mlx5sp_devx_create_uctx(dev, &ctx->devx_uid);
+		if (err)
+			return err;
+	}
 	mutex_init(&ctx->db_lock);
 	INIT_LIST_HEAD(&ctx->db_pages);
 	xa_init(&ctx->uars);
@@ -301,6 +309,8 @@ static int alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 err_destroy:
 	xa_destroy(&ctx->uars);
 	mutex_destroy(&ctx->db_lock);
+	if (ctx->devx_uid)
+		mlx5sp_devx_destroy_uctx(dev, ctx->devx_uid);
 	return err;
 }
 
@@ -321,6 +331,9 @@ void mlx5sp_dealloc_ucontext(struct ib_ucontext *uctx)
 	WARN_ON_ONCE(!list_empty(&ctx->db_pages));
 	xa_destroy(&ctx->uars);
 	mutex_destroy(&ctx->db_lock);
+	/* ib_core destroyed every object of the context: the uid owns none */
+	if (ctx->devx_uid)
+		mlx5sp_devx_destroy_uctx(to_ibdev(uctx->device), ctx->devx_uid);
 }
 
 /*
@@ -549,6 +562,7 @@ DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_UAR,
 
 const struct uapi_definition mlx5sp_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_UAR),
+	UAPI_DEF_CHAIN(mlx5sp_devx_defs),
 	{}
 };
 
@@ -563,7 +577,9 @@ int mlx5sp_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct mlx5_ib_alloc_pd_resp resp = {};
 	int err;
 
+	pd->uid = mlx5sp_ctx_uid(udata);
 	MLX5_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	MLX5_SET(alloc_pd_in, in, uid, pd->uid);
 	err = mlx5sp_cmd_exec_inout(dev->mdev, alloc_pd, in, out);
 	if (err)
 		return err;

@@ -46,15 +46,19 @@ struct sim_cap_type {
 	u16 type;	/* MLX5_CAP_* */
 	const struct sim_cap_field *settable;
 	unsigned int nr_settable;
+	u32 size;	/* bytes of its layout: what QUERY_HCA_CAP must fit */
 };
 
 static const struct sim_cap_type sim_cap_types[SIM_NR_CAPS] = {
 	[SIM_CAP_GENERAL] = { MLX5_CAP_GENERAL, sim_gen_settable,
-			      ARRAY_SIZE(sim_gen_settable) },
+			      ARRAY_SIZE(sim_gen_settable),
+			      MLX5_ST_SZ_BYTES(cmd_hca_cap) },
 	[SIM_CAP_ROCE] = { MLX5_CAP_ROCE, sim_roce_settable,
-			   ARRAY_SIZE(sim_roce_settable) },
+			   ARRAY_SIZE(sim_roce_settable),
+			   MLX5_ST_SZ_BYTES(roce_cap) },
 	[SIM_CAP_ATOMIC] = { MLX5_CAP_ATOMIC, sim_atomic_settable,
-			     ARRAY_SIZE(sim_atomic_settable) },
+			     ARRAY_SIZE(sim_atomic_settable),
+			     MLX5_ST_SZ_BYTES(atomic_caps) },
 };
 
 static u32 sim_field_get(const u32 *p, const struct sim_cap_field *f)
@@ -141,6 +145,11 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	MLX5_SET(cmd_hca_cap, c, max_qp_mcg, 240);
 	MLX5_SET(cmd_hca_cap, c, log_max_mcg, 21);
 	MLX5_SET(cmd_hca_cap, c, log_max_transport_domain, 16);
+	/*
+	 * DEVX: user contexts and user memory. No uctx_cap bits (raw TX,
+	 * internal resources), no uid-0 umems, no general object types.
+	 */
+	MLX5_SET(cmd_hca_cap, c, log_max_uctx, SIM_LOG_MAX_UCTX);
 	MLX5_SET(cmd_hca_cap, c, log_max_pd, SIM_LOG_MAX_PD);
 	MLX5_SET(cmd_hca_cap, c, log_max_xrcd, 24);
 	MLX5_SET(cmd_hca_cap, c, log_max_rq, 23);
@@ -248,25 +257,57 @@ static int sim_check_other_function(struct sim_cmd *c)
 	return 0;
 }
 
+/*
+ * Capability types a ConnectX-6 has whose features the model implements
+ * none of: they read as all zero (DEVX users such as libmlx5 and its tests
+ * query them directly and take zero for "not supported").
+ */
+static bool sim_cap_all_zero(u16 type)
+{
+	switch (type) {
+	case MLX5_CAP_ETHERNET_OFFLOADS:
+	case MLX5_CAP_ODP:
+	case MLX5_CAP_FLOW_TABLE:
+	case MLX5_CAP_ESWITCH_FLOW_TABLE:
+	case MLX5_CAP_ESWITCH:
+	case MLX5_CAP_QOS:
+	case MLX5_CAP_DEBUG:
+	case MLX5_CAP_DEV_MEM:
+	case MLX5_CAP_DEV_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int sim_cmd_query_hca_cap(struct sim_cmd *c)
 {
 	struct sim_caps *caps = c->sim->caps;
 	int idx = sim_cap_index(c->op_mod >> 1);
 	void *dst;
+	u32 room;
 	int err;
 
-	if (idx < 0)
+	if (idx < 0 && !sim_cap_all_zero(c->op_mod >> 1))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_CAP_BAD_TYPE);
 	err = sim_check_other_function(c);
 	if (err)
 		return err;
+	if (idx < 0)
+		return 0;	/* the output is zeroed */
 
+	/* the output must hold the type's layout, not the whole union */
+	room = c->outlen - MLX5_BYTE_OFF(query_hca_cap_out, capability);
+	if (room < sim_cap_types[idx].size)
+		return sim_fail(c, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR,
+				MLX5SP_SIM_SYND_OUTLEN_SHORT);
+	room = min_t(u32, room, sizeof(caps->cur[idx]));
 	dst = MLX5_ADDR_OF(query_hca_cap_out, c->out, capability);
 	if ((c->op_mod & 1) == HCA_CAP_OPMOD_GET_CUR)
-		memcpy(dst, caps->cur[idx], sizeof(caps->cur[idx]));
+		memcpy(dst, caps->cur[idx], room);
 	else
-		memcpy(dst, caps->max[idx], sizeof(caps->max[idx]));
+		memcpy(dst, caps->max[idx], room);
 	return 0;
 }
 

@@ -44,8 +44,16 @@ struct sim_cmd_desc {
 #define SIM_ST_INIT	SIM_ST(INITIALIZED)
 
 static const struct sim_cmd_desc sim_cmds[] = {
-	SIM_CMD(QUERY_HCA_CAP, query_hca_cap_in, query_hca_cap_out,
-		SIM_ST_ENABLED, true, sim_cmd_query_hca_cap),
+	{
+		/* the output need only hold the queried type's layout */
+		.opcode = MLX5_CMD_OP_QUERY_HCA_CAP,
+		.op_mod_used = true,
+		.states = SIM_ST_ENABLED,
+		.inlen = MLX5_ST_SZ_BYTES(query_hca_cap_in),
+		.outlen = MLX5_BYTE_OFF(query_hca_cap_out, capability),
+		.name = "QUERY_HCA_CAP",
+		.fn = sim_cmd_query_hca_cap,
+	},
 	SIM_CMD(INIT_HCA, init_hca_in, init_hca_out,
 		SIM_ST(ENABLED), false, sim_cmd_init_hca),
 	SIM_CMD(TEARDOWN_HCA, teardown_hca_in, teardown_hca_out,
@@ -145,6 +153,14 @@ static const struct sim_cmd_desc sim_cmds[] = {
 	SIM_CMD(DEALLOC_TRANSPORT_DOMAIN, dealloc_transport_domain_in,
 		dealloc_transport_domain_out, SIM_ST_INIT, false,
 		sim_cmd_dealloc_transport_domain),
+	SIM_CMD(CREATE_UCTX, create_uctx_in, create_uctx_out,
+		SIM_ST_INIT, false, sim_cmd_create_uctx),
+	SIM_CMD(DESTROY_UCTX, destroy_uctx_in, destroy_uctx_out,
+		SIM_ST_INIT, false, sim_cmd_destroy_uctx),
+	SIM_CMD(CREATE_UMEM, create_umem_in, create_umem_out,
+		SIM_ST_INIT, false, sim_cmd_create_umem),
+	SIM_CMD(DESTROY_UMEM, destroy_umem_in, destroy_umem_out,
+		SIM_ST_INIT, false, sim_cmd_destroy_umem),
 };
 
 static const struct sim_cmd_desc *sim_cmd_find(u16 opcode)
@@ -304,6 +320,35 @@ static bool sim_fault_fail(struct mlx5sp_sim *sim, struct sim_cmd *c)
 	return hit;
 }
 
+/*
+ * A command with a uid runs only if the user context may issue it on the
+ * objects it names; umem references become the page lists the handler
+ * knows; what it creates is recorded with its uid (uctx.c).
+ */
+static void sim_cmd_run_uid(struct sim_cmd *c, const struct sim_cmd_desc *d)
+{
+	const void *in = c->in;
+	u32 inlen = c->inlen;
+	void *nin;
+	u64 pair;
+
+	if (sim_uid_admit(c))
+		return;
+	if (sim_uid_resolve_umem(c, &nin, &inlen, &pair))
+		return;
+	if (nin) {
+		c->in = nin;
+		swap(c->inlen, inlen);
+	}
+	d->fn(c);
+	if (nin) {
+		c->in = in;
+		c->inlen = inlen;
+		kvfree(nin);
+	}
+	sim_uid_commit(c, pair);
+}
+
 static void sim_cmd_dispatch(struct mlx5sp_sim *sim, struct sim_cmd *c)
 {
 	const struct sim_cmd_desc *d;
@@ -332,12 +377,6 @@ static void sim_cmd_dispatch(struct mlx5sp_sim *sim, struct sim_cmd *c)
 			 MLX5SP_SIM_SYND_OUTLEN_SHORT);
 		return;
 	}
-	/* uid (reserved in commands without one) is for DEVX, later */
-	if (MLX5SP_CMD_UID(c->in)) {
-		sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
-			 MLX5SP_SIM_SYND_UID_NOT_ZERO);
-		return;
-	}
 	if (!d->op_mod_used && c->op_mod) {
 		sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 			 MLX5SP_SIM_SYND_BAD_OP_MOD);
@@ -348,7 +387,7 @@ static void sim_cmd_dispatch(struct mlx5sp_sim *sim, struct sim_cmd *c)
 			 sim_state_syndrome(sim, d->states));
 		return;
 	}
-	d->fn(c);
+	sim_cmd_run_uid(c, d);
 }
 
 static void sim_count_status(struct mlx5sp_sim *sim, u8 status)

@@ -51,7 +51,7 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 
 /*
  * Firmware state of an initialized HCA: QPs before the CQs they use, then
- * MKEYs, EQs, UARs, PDs, RoCE addresses.
+ * MKEYs, EQs, UARs, PDs, RoCE addresses, user contexts and their memory.
  */
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
@@ -64,6 +64,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	bitmap_zero(sim->uar_map, sim->nr_uars);
 	xa_destroy(&sim->pds);
 	sim_roce_reset(sim);
+	sim_uctx_reset(sim);
 	sim->page_delta = 0;
 }
 

@@ -183,6 +183,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	xa_init_flags(&sim->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sim->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sim->psvs, XA_FLAGS_ALLOC1);
+	sim_uctx_init(sim);
 	spin_lock_init(&sim->gid_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);

@@ -57,6 +57,7 @@
 #define SIM_MAX_EQS		BIT(SIM_LOG_MAX_EQ)
 #define SIM_LOG_MAX_EQ_SZ	22
 #define SIM_LOG_MAX_PD		24
+#define SIM_LOG_MAX_UCTX	10
 #define SIM_MAX_MSG_LEN		SZ_1M	/* inlen / outlen limit */
 #define SIM_MAX_FW_PAGES	BIT(18)		/* 1 GiB of firmware pages */
 #define SIM_HEALTH_PERIOD_MS	50
@@ -160,6 +161,18 @@ enum sim_mkey_access {
 	SIM_ACC_RW	= BIT(3),
 	SIM_ACC_A	= BIT(4),
 };
+
+/* Object kinds a DEVX uid may own (uctx.c). */
+enum sim_obj_type {
+	SIM_OBJ_PD,
+	SIM_OBJ_TD,
+	SIM_OBJ_MKEY,			/* by index */
+	SIM_OBJ_CQ,
+	SIM_OBJ_QP,
+	SIM_OBJ_UMEM,			/* kept in umems, not in owner[] */
+	SIM_OBJ_NR,
+};
+
 
 #define SIM_MKEY_MIN_SHIFT	12
 #define SIM_MKEY_MAX_SHIFT	30
@@ -446,6 +459,11 @@ struct mlx5sp_sim {
 	u32 nr_uars;
 	struct xarray pds;		/* allocated PD numbers */
 	struct sim_slot slots[SIM_MAX_SLOTS];
+	/* DEVX (uctx.c), under fw_lock */
+	struct xarray uctxs;		/* uid -> its uctx cap, as a value */
+	struct xarray umems;		/* umem id -> sim_umem */
+	struct xarray umem_users;	/* type << 32 | id -> umem ids used */
+	struct xarray owner[SIM_OBJ_NR]; /* id -> uid (value), uid != 0 only */
 	struct xarray pages;		/* held firmware pages, by PFN */
 	u64 npages;			/* entries in pages */
 	s64 page_delta;			/* regular pages wanted (+) or not */
@@ -574,6 +592,19 @@ int sim_cmd_dealloc_pd(struct sim_cmd *c);
 bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd);
 bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar);
 void sim_release_objects(struct mlx5sp_sim *sim);
+
+/* uctx.c: DEVX user contexts, uids, user memory */
+void sim_uctx_init(struct mlx5sp_sim *sim);
+void sim_uctx_reset(struct mlx5sp_sim *sim);
+int sim_cmd_create_uctx(struct sim_cmd *c);
+int sim_cmd_destroy_uctx(struct sim_cmd *c);
+int sim_cmd_create_umem(struct sim_cmd *c);
+int sim_cmd_destroy_umem(struct sim_cmd *c);
+u16 sim_obj_uid(struct mlx5sp_sim *sim, enum sim_obj_type type, u32 id);
+int sim_uid_admit(struct sim_cmd *c);
+int sim_uid_resolve_umem(struct sim_cmd *c, void **nin, u32 *ninlen,
+			 u64 *pair);
+void sim_uid_commit(struct sim_cmd *c, u64 umem_pair);
 
 /* caps.c */
 int sim_caps_init(struct mlx5sp_sim *sim);

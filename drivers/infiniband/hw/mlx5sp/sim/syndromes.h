@@ -7,7 +7,7 @@
  * 0x5b<area><nn>: area 01 generic, 02 HCA life cycle, 03 ISSI, 04 pages,
  * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 09 MKEY, 0a CQ, 0b QP,
  * 0c RoCE addresses and vports, 0d transport domains, 0e DMA buffers,
- * 0f model-internal.
+ * 0f model-internal, 10 DEVX user contexts and user memory.
  */
 #ifndef MLX5SP_SIM_SYNDROMES_H
 #define MLX5SP_SIM_SYNDROMES_H
@@ -21,7 +21,7 @@ enum mlx5sp_sim_syndrome {
 	MLX5SP_SIM_SYND_OUTLEN_SHORT = 0x5b010003,
 	/* op_mod not valid for the command */
 	MLX5SP_SIM_SYND_BAD_OP_MOD = 0x5b010004,
-	/* uid is not 0 (no DEVX yet) */
+	/* uid is not 0 in a command without one */
 	MLX5SP_SIM_SYND_UID_NOT_ZERO = 0x5b010005,
 	/* function not enabled (ENABLE_HCA) */
 	MLX5SP_SIM_SYND_FUNC_NOT_ENABLED = 0x5b010006,
@@ -212,6 +212,39 @@ enum mlx5sp_sim_syndrome {
 
 	/* model out of memory */
 	MLX5SP_SIM_SYND_NO_MEMORY = 0x5b0f0001,
+
+	/* uid names no user context */
+	MLX5SP_SIM_SYND_UID_INVALID = 0x5b100001,
+	/* command a user context may not issue */
+	MLX5SP_SIM_SYND_UID_NOT_ALLOWED = 0x5b100002,
+	/* command names an object of another uid */
+	MLX5SP_SIM_SYND_UID_MISMATCH = 0x5b100003,
+	/* CREATE_UCTX cap beyond uctx_cap */
+	MLX5SP_SIM_SYND_UCTX_BAD_CAP = 0x5b100004,
+	/* no free uid (log_max_uctx) */
+	MLX5SP_SIM_SYND_UCTX_EXHAUSTED = 0x5b100005,
+	/* DESTROY_UCTX of a uid not created */
+	MLX5SP_SIM_SYND_UCTX_NOT_FOUND = 0x5b100006,
+	/* DESTROY_UCTX while objects of the uid exist */
+	MLX5SP_SIM_SYND_UCTX_IN_USE = 0x5b100007,
+	/* umem: ats, log_page_size, page_offset or size not supported */
+	MLX5SP_SIM_SYND_UMEM_BAD_PARAM = 0x5b100008,
+	/* umem mtt[] beyond inlen */
+	MLX5SP_SIM_SYND_UMEM_INLEN = 0x5b100009,
+	/* umem mtt entry misaligned or not usable memory */
+	MLX5SP_SIM_SYND_UMEM_BAD_MTT = 0x5b10000a,
+	/* no free umem id */
+	MLX5SP_SIM_SYND_UMEM_EXHAUSTED = 0x5b10000b,
+	/* umem does not exist or belongs to another uid */
+	MLX5SP_SIM_SYND_UMEM_NOT_FOUND = 0x5b10000c,
+	/* umem still backs an object */
+	MLX5SP_SIM_SYND_UMEM_IN_USE = 0x5b10000d,
+	/* offset or length outside the umem, or misaligned */
+	MLX5SP_SIM_SYND_UMEM_RANGE = 0x5b10000e,
+	/* buffer by umem and doorbell not (or the reverse), or umem with a
+	 * translation mode that takes none
+	 */
+	MLX5SP_SIM_SYND_UMEM_PARTIAL = 0x5b10000f,
 };
 
 #endif /* MLX5SP_SIM_SYNDROMES_H */
