@@ -325,7 +325,6 @@ struct sim_engine_stats {
 struct sim_engine {
 	struct task_struct *task;
 	atomic_t kicked;		/* a doorbell since the last pass */
-	u32 busy_passes;		/* working passes in a row */
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	struct sim_sgl rsgl;
