@@ -14,7 +14,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all modules setup debug-kernel debug-modules check test kunit vm-test \
-	stock-test demo install clean
+	stock-test demo install clean userprogs bench
 
 all: modules
 
@@ -37,14 +37,29 @@ check: setup
 kunit: debug-modules
 	@$(TOP)/tests/kunit/run
 
-vm-test: debug-modules
+vm-test: debug-modules userprogs
 	@$(TOP)/tests/integration/run --kernel debug
 
-stock-test: modules
+stock-test: modules userprogs
 	@$(TOP)/tests/integration/run --kernel stock
 
-test: modules check
+test: modules userprogs check
 	@$(TOP)/tests/run-all
+
+# Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
+# and run in the VMs: the benchmark.
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
+USER_PROGS := $(TOP)/.build/bench/mlx5sp-bench
+
+userprogs: setup $(USER_PROGS)
+
+$(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+# rxe against a model device in one stock-kernel VM (scripts/bench).
+bench: modules userprogs
+	@$(TOP)/scripts/bench
 
 demo: modules
 	@$(TOP)/scripts/demo
