@@ -47,11 +47,15 @@ test: modules userprogs check
 	@$(TOP)/tests/run-all
 
 # Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
-# and run in the VMs: the benchmark.
+# and run in the VMs: the bad-input test and the benchmark.
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
-USER_PROGS := $(TOP)/.build/bench/mlx5sp-bench
+USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/bench/mlx5sp-bench
 
 userprogs: setup $(USER_PROGS)
+
+$(TOP)/.build/tests/bad_input: $(TOP)/tests/userspace/bad_input.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)
