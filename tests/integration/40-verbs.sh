@@ -72,7 +72,7 @@ pingpong() {
 	timeout 60 "$name" -d mlx0 -g "$gid_idx" "$@" >"$log" 2>&1 &
 	local srv=$!
 	# under a loaded host the server may take seconds to listen
-	for _ in $(seq 100); do
+	for _ in $(seq 250); do
 		ss -ltn 2>/dev/null | grep -q ':18515 ' && break
 		sleep 0.2
 	done
