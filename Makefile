@@ -13,8 +13,8 @@ KDIR ?= $(STOCK_KDIR)
 SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
-.PHONY: all modules userspace setup debug-kernel debug-modules check test kunit \
-	vm-test stock-test demo install install-userspace clean
+.PHONY: all modules userspace userprogs bench setup debug-kernel debug-modules \
+	check test kunit vm-test stock-test demo install install-userspace clean
 
 all: modules
 
@@ -44,14 +44,33 @@ check: setup
 kunit: debug-modules
 	@$(TOP)/tests/kunit/run
 
-vm-test: debug-modules
+vm-test: debug-modules userprogs
 	@$(TOP)/tests/integration/run --kernel debug
 
-stock-test: modules
+stock-test: modules userprogs
 	@$(TOP)/tests/integration/run --kernel stock
 
-test: modules userspace check
+test: modules userspace userprogs check
 	@$(TOP)/tests/run-all
+
+# Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
+# and run in the VMs: the bad-input test and the benchmark.
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
+USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/bench/mlx5sp-bench
+
+userprogs: setup $(USER_PROGS)
+
+$(TOP)/.build/tests/bad_input: $(TOP)/tests/userspace/bad_input.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
+
+$(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+# rxe against a model device in one stock-kernel VM (scripts/bench).
+bench: modules userprogs
+	@$(TOP)/scripts/bench
 
 demo: modules
 	@$(TOP)/scripts/demo

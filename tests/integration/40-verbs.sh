@@ -71,7 +71,11 @@ pingpong() {
 	local log=/tmp/$name.server.log rc
 	timeout 60 "$name" -d mlx0 -g "$gid_idx" "$@" >"$log" 2>&1 &
 	local srv=$!
-	sleep 1
+	# under a loaded host the server may take seconds to listen
+	for _ in $(seq 250); do
+		ss -ltn 2>/dev/null | grep -q ':18515 ' && break
+		sleep 0.2
+	done
 	rc=0
 	timeout 60 "$name" -d mlx0 -g "$gid_idx" "$@" localhost >/tmp/$name.client.log 2>&1 || rc=$?
 	wait "$srv" || true

@@ -81,8 +81,12 @@ static int create_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		return err;
 	if (ucmd.flags & ~MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
 		return -EOPNOTSUPP;
+	/* what mlx5_ib refuses as invalid, then what it could do and we not */
+	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) ||
+	    ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
 	if (ucmd.cqe_size != MLX5SP_CQE_SIZE || ucmd.cqe_comp_en ||
-	    ucmd.cqe_comp_res_format || ucmd.reserved0 || ucmd.reserved1)
+	    ucmd.cqe_comp_res_format)
 		return -EOPNOTSUPP;
 	/* The CQ doorbell must be on a UAR this context owns. */
 	if (!(ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX) ||

@@ -5,26 +5,30 @@
  * writes to memory the model cannot trap, so each pass reads the doorbell
  * records of every QP that can move (send counter of RTS QPs, both
  * counters of ERR QPs to flush) and of every CQ (arm), and the CQ doorbell
- * of every UAR page. While passes find work it runs on; idle, it polls
- * every few microseconds for a few ms (the gap of a user space
- * turnaround; sleeping in between leaves the CPU to the application),
- * then backs off, doubling the sleep up to a few ms, and with nothing to
- * poll it sleeps until kicked. It is a low-priority SCHED_FIFO thread, so
- * a busy-polling application does not delay it by a time slice.
+ * of every UAR page. While passes find work it runs on. Idle, it first
+ * spins for a while (the gap of a user space turnaround: a ping-pong's
+ * next post comes within microseconds), but only while it has its CPU to
+ * itself: an application busy-polling its CQ on the same CPU gets the CPU
+ * at once. Then it polls every few microseconds for a few ms (sleeping in
+ * between), then backs off, doubling the sleep up to a few ms, and with
+ * nothing to poll it sleeps until kicked. It is a low-priority SCHED_FIFO
+ * thread, so a busy-polling application on another CPU does not delay it
+ * by a time slice.
  */
 
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 
 #include "sim.h"
 
-#define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* poll fast after work */
+#define SIM_SPIN_NS		(1 * NSEC_PER_MSEC)	/* spin after work */
+#define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* then poll fast */
 #define SIM_FAST_SLEEP_US	2
 #define SIM_MIN_SLEEP_US	10			/* then back off */
 #define SIM_MAX_SLEEP_US	2000
-#define SIM_BUSY_PASSES		64	/* working passes between yields */
 
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
 {
@@ -165,6 +169,19 @@ static void sim_engine_idle(struct mlx5sp_sim *sim, u64 idle_since,
 				 HRTIMER_MODE_REL);
 }
 
+/*
+ * A real-time thread still lets in whoever else wants its CPU (the
+ * application posting the next WQE, maybe): the polling loop is short, so
+ * single_task_running() is current enough.
+ */
+static void sim_engine_share_cpu(void)
+{
+	if (single_task_running())
+		cond_resched();
+	else
+		usleep_range(SIM_FAST_SLEEP_US, 2 * SIM_FAST_SLEEP_US);
+}
+
 static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
@@ -177,19 +194,18 @@ static int sim_engine_thread(void *data)
 		if (sim_engine_pass(sim, &pollable)) {
 			eng->sleep_us = 0;
 			idle_since = 0;
-			/* a real-time thread under load still lets others in */
-			if (++eng->busy_passes >= SIM_BUSY_PASSES) {
-				eng->busy_passes = 0;
-				usleep_range(SIM_FAST_SLEEP_US,
-					     2 * SIM_FAST_SLEEP_US);
-			}
+			sim_engine_share_cpu();
 			continue;
 		}
-		eng->busy_passes = 0;
 		if (atomic_read(&eng->kicked))
 			continue;
 		if (!idle_since)
 			idle_since = ktime_get_ns();
+		if (pollable && ktime_get_ns() - idle_since < SIM_SPIN_NS) {
+			sim_engine_share_cpu();
+			cpu_relax();
+			continue;
+		}
 		sim_engine_idle(sim, idle_since, pollable);
 	}
 	return 0;

@@ -401,7 +401,6 @@ struct sim_engine_stats {
 struct sim_engine {
 	struct task_struct *task;
 	atomic_t kicked;		/* a doorbell since the last pass */
-	u32 busy_passes;		/* working passes in a row */
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Malformed input from user space (tests/userspace/bad_input.c): WQEs
+# written straight into the send queue through mlx5dv (bad opcode, bad ds,
+# foreign or missing lkeys, lengths and rkey ranges beyond the MR, a
+# doorbell record beyond the WQEs written) must give a ConnectX's error
+# completions and leave the QP in ERR; bad verb arguments and raw uverbs
+# commands must fail with mlx5_ib's errno; a fresh QP pair works after.
+# The program comes from `make userprogs` (.build/tests/bad_input); without
+# it, it is built here into /var/tmp.
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+
+prog=$MLX5SP_TOP/.build/tests/bad_input
+src=$MLX5SP_TOP/tests/userspace/bad_input.c
+if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
+	prog=/var/tmp/bad_input
+	gcc -O2 -Wall -o "$prog" "$src" -lmlx5 -libverbs ||
+		die "cannot build $src"
+fi
+
+load
+mark bad-input
+ip link add bidummy0 type dummy
+ip link set bidummy0 up
+rdma link add m0 type mlx5sp netdev bidummy0 || die "rdma link add failed"
+# the RoCE GIDs of the link-local address come after DAD
+for _ in $(seq 50); do
+	grep -q '^fe80' /sys/class/infiniband/m0/ports/1/gids/0 2>/dev/null && break
+	sleep 0.2
+done
+
+rc=0
+timeout 100 "$prog" m0 || rc=$?
+
+rdma link delete m0 || die "rdma link delete failed"
+ip link del bidummy0
+unload
+[ $rc = 0 ] || die "bad_input: status $rc"

@@ -1,0 +1,1 @@
+../50-bad-input.sh
