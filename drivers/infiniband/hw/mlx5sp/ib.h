@@ -116,10 +116,15 @@ struct mlx5sp_mr {
 struct mlx5sp_cq {
 	struct ib_cq ibcq;
 	struct mlx5sp_core_cq mcq;
-	spinlock_t lock;		/* protects cons_index, buf and arm of a kernel CQ */
+	/* lock: cons_index, buf, nent, rbuf, rnent, resizing, arm (kernel CQ) */
+	spinlock_t lock;		/* protects the kernel CQ's state */
 	struct mlx5sp_buf buf;		/* kernel CQ */
 	struct ib_umem *umem;		/* user CQ */
 	struct mlx5sp_db db;
+	struct mutex resize_mutex;	/* serialises resizes */
+	struct mlx5sp_buf rbuf;		/* kernel CQ: the other buffer of a resize */
+	u32 rnent;
+	bool resizing;			/* the device may switch to rbuf */
 	u32 nent;
 	u32 cons_index;
 	u32 arm_sn;
