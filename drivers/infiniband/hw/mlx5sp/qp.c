@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Queue pairs: RC, UD and the GSI QP (QP1, a PRM QP1-type QP firmware
+ * Queue pairs: RC, UC, UD and the GSI QP (QP1, a PRM QP1-type QP firmware
  * steers MADs to), for user space (mlx5_ib_create_qp udata) and kernel
  * ULPs. Modify follows the IB state machine: ib_modify_qp_is_ok() and our
  * own checks reject a transition or an attribute before any command; the
@@ -36,6 +36,8 @@ static int to_mlx5_st(enum ib_qp_type t)
 	switch (t) {
 	case IB_QPT_RC:
 		return MLX5_QP_ST_RC;
+	case IB_QPT_UC:
+		return MLX5_QP_ST_UC;
 	case IB_QPT_UD:
 		return MLX5_QP_ST_UD;
 	case IB_QPT_GSI:
@@ -136,6 +138,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RAE |
 			       MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PKEY_INDEX |
 			       MLX5_QP_OPTPAR_PRI_PORT;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PKEY_INDEX |
+			       MLX5_QP_OPTPAR_PRI_PORT;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY |
 			       MLX5_QP_OPTPAR_PRI_PORT;
@@ -145,6 +150,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RRE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_PKEY_INDEX;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RWE |
+			       MLX5_QP_OPTPAR_PKEY_INDEX;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY;
 		return 0;
@@ -153,6 +161,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RRE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_PM_STATE | MLX5_QP_OPTPAR_RNR_TIMEOUT;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RWE |
+			       MLX5_QP_OPTPAR_PM_STATE;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_Q_KEY;
 		return 0;
@@ -161,11 +172,16 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RAE |
 			       MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_RNR_TIMEOUT |
 			       MLX5_QP_OPTPAR_PM_STATE | MLX5_QP_OPTPAR_ALT_ADDR_PATH;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_ALT_ADDR_PATH |
+			       MLX5_QP_OPTPAR_PM_STATE;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_Q_KEY | MLX5_QP_OPTPAR_SRQN |
 			       MLX5_QP_OPTPAR_CQN_RCV;
 		return 0;
 	case MLX5_CMD_OP_SQERR2RTS_QP:
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE;
 		if (st == MLX5_QP_ST_RC)
 			return MLX5_QP_OPTPAR_RNR_TIMEOUT | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RRE;
@@ -790,7 +806,7 @@ static int set_path(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	if (grh->sgid_index >= MLX5SP_CAP_ROCE(dev, roce_address_table_size))
 		return -EINVAL;
 	ether_addr_copy(MLX5_ADDR_OF(ads, path, rmac_47_32), ah->roce.dmac);
-	if (qp->type == IB_QPT_RC && grh->sgid_attr &&
+	if ((qp->type == IB_QPT_RC || qp->type == IB_QPT_UC) && grh->sgid_attr &&
 	    grh->sgid_attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
 	    (attr_mask & IB_QP_DEST_QPN))
 		MLX5_SET(ads, path, udp_sport,
@@ -925,7 +941,7 @@ static void fill_modify_qpc(struct mlx5sp_qp *qp, const struct ib_qp_attr *attr,
 			  attr->max_dest_rd_atomic : qp->resp_depth;
 		access = attr_mask & IB_QP_ACCESS_FLAGS ?
 			 attr->qp_access_flags : qp->atomic_rd_en;
-		if (!dest_rd)
+		if (!dest_rd || qp->type == IB_QPT_UC)
 			access &= IB_ACCESS_REMOTE_WRITE;
 		MLX5_SET(qpc, qpc, rre, !!(access & IB_ACCESS_REMOTE_READ));
 		MLX5_SET(qpc, qpc, rwe, !!(access & IB_ACCESS_REMOTE_WRITE));
@@ -1086,7 +1102,7 @@ static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		(MLX5_GET(qpc, qpc, rre) ? IB_ACCESS_REMOTE_READ : 0) |
 		(MLX5_GET(qpc, qpc, rwe) ? IB_ACCESS_REMOTE_WRITE : 0) |
 		(MLX5_GET(qpc, qpc, rae) ? IB_ACCESS_REMOTE_ATOMIC : 0);
-	if (qp->type == IB_QPT_RC)
+	if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC)
 		path_to_ah(dev, path, &attr->ah_attr);
 	attr->pkey_index = MLX5_GET(ads, path, pkey_index);
 	attr->port_num = MLX5_GET(ads, path, vhca_port_num);

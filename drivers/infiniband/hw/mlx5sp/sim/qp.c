@@ -6,7 +6,8 @@
  *
  * Firmware keeps the QPC: each transition applies the fields it owns
  * (always) and the optional ones opt_param_mask selects, then the model
- * decodes what the data path needs. RC, UD and the GSI QP (st QP1, QPN 1).
+ * decodes what the data path needs. RC, UC, UD and the GSI QP (st QP1,
+ * QPN 1).
  * The buffer holds the RQ first and the SQ after it (mlx5_ib's layout).
  */
 
@@ -164,9 +165,10 @@ static void sim_qp_decode(struct sim_qp *qp)
 	qp->min_rnr_nak = MLX5_GET(qpc, qp->qpc, min_rnr_nak);
 	qp->retry_count = MLX5_GET(qpc, qp->qpc, retry_count);
 	qp->rnr_retry = MLX5_GET(qpc, qp->qpc, rnr_retry);
-	qp->rre = MLX5_GET(qpc, qp->qpc, rre);
+	/* UC has no READ or atomic responder, whatever the QPC says */
+	qp->rre = qp->st == MLX5_QP_ST_RC && MLX5_GET(qpc, qp->qpc, rre);
 	qp->rwe = MLX5_GET(qpc, qp->qpc, rwe);
-	qp->rae = MLX5_GET(qpc, qp->qpc, rae);
+	qp->rae = qp->st == MLX5_QP_ST_RC && MLX5_GET(qpc, qp->qpc, rae);
 	if (qp->st == MLX5_QP_ST_QP1)
 		qp->qkey = SIM_QP1_QKEY;
 }
@@ -440,8 +442,8 @@ static int sim_qp_parse(struct sim_cmd *c, struct sim_qp *qp)
 	if (err)
 		return err;
 	qp->st = MLX5_GET(qpc, qpc, st);
-	if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UD &&
-	    qp->st != MLX5_QP_ST_QP1)
+	if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
+	    qp->st != MLX5_QP_ST_UD && qp->st != MLX5_QP_ST_QP1)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_ST);
 	qp->pd = MLX5_GET(qpc, qpc, pd);

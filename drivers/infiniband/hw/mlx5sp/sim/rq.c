@@ -102,6 +102,9 @@ static int sim_rq_nak(struct sim_qp *qp, struct sim_resp_req *r,
 		      u8 syndrome, u8 event)
 {
 	r->syndrome = syndrome;
+	/* UC: a bad packet is dropped, the QP stays as it was */
+	if (qp->st == MLX5_QP_ST_UC)
+		return SIM_RESP_ERR;
 	sim_qp_set_error(qp);
 	if (event)
 		sim_post_qp_event(qp->sim, event, qp->qpn);
