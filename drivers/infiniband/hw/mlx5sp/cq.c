@@ -681,6 +681,13 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
 		wc->wr_id = wq->wrid[idx];
 		WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+	} else if (qp->ibqp.srq) {
+		struct mlx5sp_srq *srq = to_srq(qp->ibqp.srq);
+
+		/* The CQE names the SRQ WQE by its index: free it again. */
+		idx = be16_to_cpu(cqe->wqe_counter) & (srq->max - 1);
+		wc->wr_id = srq->wrid[idx];
+		mlx5sp_srq_free_wqe(srq, idx);
 	} else {
 		wq = &qp->rq;
 		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
@@ -741,9 +748,10 @@ int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 /*
  * Drop the CQEs of QP @qpn not yet polled (its WRs are gone), moving
- * older CQEs over them, as mlx5_ib's __mlx5_ib_cq_clean(). Kernel CQs.
+ * older CQEs over them, as mlx5_ib's __mlx5_ib_cq_clean(); receive CQEs
+ * of a QP on @srq give their SRQ WQE back. Kernel CQs.
  */
-void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn)
+void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn, struct mlx5sp_srq *srq)
 {
 	struct mlx5_cqe64 *cqe, *dest;
 	unsigned long flags;
@@ -760,6 +768,10 @@ void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn)
 	while ((int)(--prod) - (int)cq->cons_index >= 0) {
 		cqe = get_cqe(cq, prod);
 		if ((be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			/* an SRQ WQE it took goes back on the free list */
+			if (srq && !cqe_is_req(cqe->op_own >> 4))
+				mlx5sp_srq_free_wqe(srq, be16_to_cpu(cqe->wqe_counter) &
+						    (srq->max - 1));
 			nfreed++;
 		} else if (nfreed) {
 			dest = get_cqe(cq, prod + nfreed);

@@ -84,6 +84,12 @@ enum {
  */
 #define MLX5SP_CMD_OP_RTS2SQD_QP	0x508
 
+/*
+ * The resource type an SRQ event (SRQ_RQ_LIMIT, SRQ_CATAS_ERROR) carries
+ * in its EQE's qp_srq.type (PRM; mlx5_core names it MLX5_RES_SRQ).
+ */
+#define MLX5SP_EVENT_QUEUE_TYPE_SRQ	3
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;
