@@ -36,9 +36,14 @@ static void cq_event(struct mlx5sp_core_cq *mcq, u8 type)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
+static struct mlx5_cqe64 *buf_cqe(struct mlx5sp_buf *buf, u32 nent, u32 n)
+{
+	return buf->buf + (n & (nent - 1)) * MLX5SP_CQE_SIZE;
+}
+
 static struct mlx5_cqe64 *get_cqe(struct mlx5sp_cq *cq, u32 n)
 {
-	return cq->buf.buf + (n & (cq->nent - 1)) * MLX5SP_CQE_SIZE;
+	return buf_cqe(&cq->buf, cq->nent, n);
 }
 
 /* A CQE software owns: valid opcode, owner bit of the current pass. */
@@ -52,12 +57,12 @@ static struct mlx5_cqe64 *get_sw_cqe(struct mlx5sp_cq *cq, u32 n)
 	return cqe;
 }
 
-static void init_kernel_cqes(struct mlx5sp_cq *cq)
+static void init_kernel_cqes(struct mlx5sp_buf *buf, u32 nent)
 {
 	u32 i;
 
-	for (i = 0; i < cq->nent; i++)
-		get_cqe(cq, i)->op_own = MLX5_CQE_INVALID << 4;
+	for (i = 0; i < nent; i++)
+		buf_cqe(buf, nent, i)->op_own = MLX5_CQE_INVALID << 4;
 }
 
 static int create_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
@@ -134,7 +139,7 @@ static int create_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	err = mlx5sp_buf_alloc(dev, (size_t)cq->nent * MLX5SP_CQE_SIZE, &cq->buf);
 	if (err)
 		goto err_free_db;
-	init_kernel_cqes(cq);
+	init_kernel_cqes(&cq->buf, cq->nent);
 	cq->uar_index = dev->mdev->uar_index;
 	*npages = mlx5sp_buf_npages(&cq->buf);
 	return 0;
@@ -218,6 +223,7 @@ int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->nent = roundup_pow_of_two(attr->cqe + 1);
 	cq->ibcq.cqe = cq->nent - 1;
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->mcq.comp = cq_comp;
 	cq->mcq.event = cq_event;
 	cq->mcq.eq_vector = attr->comp_vector;
@@ -228,7 +234,7 @@ int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	else
 		err = create_kernel_cq(dev, cq, &npages);
 	if (err)
-		return err;
+		goto err_mutex;
 	err = create_cq_cmd(dev, cq, npages, page_offset, eqn);
 	if (err)
 		goto err_free_buffers;
@@ -254,6 +260,8 @@ err_free_buffers:
 		destroy_user_cq(cq, udata);
 	else
 		destroy_kernel_cq(dev, cq);
+err_mutex:
+	mutex_destroy(&cq->resize_mutex);
 	return err;
 }
 
@@ -272,13 +280,198 @@ int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		destroy_user_cq(cq, udata);
 	else
 		destroy_kernel_cq(dev, cq);
+	mutex_destroy(&cq->resize_mutex);
 	return 0;
 }
 
-/* The model has no MODIFY_CQ resize; libmlx5 sees EOPNOTSUPP. */
+/*
+ * Resize (MODIFY_CQ, op_mod RESIZE): firmware writes a RESIZE_CQ CQE at
+ * its producer index in the old buffer and goes on in the new one at the
+ * next index. The CQEs before it are copied to the new buffer one index
+ * later, and the consumer index steps over the RESIZE_CQ CQE (libmlx5's
+ * mlx5_cq_resize_copy_cqes() for user CQs; for kernel CQs the copy below,
+ * or the switch in poll_one() when the poller reaches the RESIZE_CQ CQE
+ * first).
+ */
+static int resize_cq_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			 u32 nent, size_t npages, u32 page_offset,
+			 struct ib_umem *umem, struct mlx5sp_buf *kbuf)
+{
+	u32 out[MLX5_ST_SZ_DW(modify_cq_out)] = {};
+	__be64 *pas;
+	void *cqc;
+	int inlen;
+	u32 *in;
+	int err;
+
+	inlen = MLX5_ST_SZ_BYTES(modify_cq_in) + npages * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	pas = (__be64 *)MLX5_ADDR_OF(modify_cq_in, in, pas);
+	if (umem)
+		mlx5sp_fill_pas_umem(umem, MLX5_ADAPTER_PAGE_SIZE, pas, 0);
+	else
+		mlx5sp_fill_pas_contig(kbuf->dma, npages, pas);
+	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+	MLX5_SET(modify_cq_in, in, op_mod, MLX5_CQ_OPMOD_RESIZE);
+	MLX5_SET(modify_cq_in, in, cqn, cq->mcq.cqn);
+	MLX5_SET(modify_cq_in, in,
+		 modify_field_select_resize_field_select.resize_field_select.resize_field_select,
+		 MLX5_MODIFY_CQ_MASK_LOG_SIZE | MLX5_MODIFY_CQ_MASK_PG_OFFSET |
+		 MLX5_MODIFY_CQ_MASK_PG_SIZE);
+	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, CQE_STRIDE_64);
+	MLX5_SET(cqc, cqc, log_cq_size, ilog2(nent));
+	MLX5_SET(cqc, cqc, log_page_size, 0);
+	MLX5_SET(cqc, cqc, page_offset, page_offset);
+	err = mlx5sp_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	return err;
+}
+
+/* Make the resize buffer the CQ's buffer. cq->lock held. */
+static void switch_cq_buf(struct mlx5sp_cq *cq)
+{
+	swap(cq->buf, cq->rbuf);
+	swap(cq->nent, cq->rnent);
+	cq->resizing = false;
+}
+
+/*
+ * The resize command completed and the poller has not met the RESIZE_CQ
+ * CQE: move the CQEs before it to the new buffer. cq->lock held.
+ */
+static int copy_resize_cqes(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq)
+{
+	struct mlx5_cqe64 *scqe, *dcqe;
+	u32 i = cq->cons_index, n;
+
+	for (n = 0; n < cq->nent; n++, i++) {
+		scqe = get_sw_cqe(cq, i);
+		if (!scqe)
+			break;
+		dma_rmb();
+		if ((scqe->op_own >> 4) == MLX5_CQE_RESIZE_CQ) {
+			cq->cons_index++;
+			return 0;
+		}
+		dcqe = buf_cqe(&cq->rbuf, cq->rnent, i + 1);
+		memcpy(dcqe, scqe, sizeof(*dcqe));
+		dcqe->op_own = (scqe->op_own & ~MLX5_CQE_OWNER_MASK) |
+			       (((i + 1) & cq->rnent) ? 1 : 0);
+	}
+	ibdev_err_rl(dev, "CQ 0x%x: no RESIZE_CQ CQE after a resize\n",
+		     cq->mcq.cqn);
+	return -EIO;
+}
+
+static int resize_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			    u32 nent)
+{
+	struct mlx5sp_buf nbuf;
+	unsigned long flags;
+	int err;
+
+	err = mlx5sp_buf_alloc(dev, (size_t)nent * MLX5SP_CQE_SIZE, &nbuf);
+	if (err)
+		return err;
+	init_kernel_cqes(&nbuf, nent);
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->rbuf = nbuf;
+	cq->rnent = nent;
+	cq->resizing = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	err = resize_cq_cmd(dev, cq, nent, mlx5sp_buf_npages(&nbuf), 0, NULL,
+			    &nbuf);
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (err) {
+		/* Firmware refused: it wrote no RESIZE_CQ CQE. */
+		cq->resizing = false;
+	} else if (cq->resizing) {
+		err = copy_resize_cqes(dev, cq);
+		switch_cq_buf(cq);
+	}
+	if (!err)
+		cq->ibcq.cqe = nent - 1;
+	/* Now the buffer the CQ no longer uses. */
+	nbuf = cq->rbuf;
+	memset(&cq->rbuf, 0, sizeof(cq->rbuf));
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mlx5sp_buf_free(dev, &nbuf);
+	return err;
+}
+
+static int resize_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			  u32 nent, struct ib_udata *udata)
+{
+	struct mlx5_ib_resize_cq ucmd = {};
+	struct ib_umem *umem;
+	u32 page_offset;
+	size_t npages;
+	int err;
+
+	if (udata->inlen < sizeof(ucmd))
+		return -EINVAL;
+	if (udata->inlen > sizeof(ucmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(ucmd), udata->inlen - sizeof(ucmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	if (err)
+		return err;
+	if (ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
+	if (ucmd.cqe_size != MLX5SP_CQE_SIZE)
+		return -EOPNOTSUPP;
+	umem = ib_umem_get(&dev->ib, ucmd.buf_addr,
+			   (size_t)nent * MLX5SP_CQE_SIZE, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	err = mlx5sp_umem_page(umem, ucmd.buf_addr, &page_offset, &npages);
+	if (err)
+		goto err_release;
+	err = resize_cq_cmd(dev, cq, nent, npages, page_offset, umem, NULL);
+	if (err)
+		goto err_release;
+	ib_umem_release(cq->umem);
+	cq->umem = umem;
+	cq->nent = nent;
+	cq->ibcq.cqe = nent - 1;
+	return 0;
+
+err_release:
+	ib_umem_release(umem);
+	return err;
+}
+
 int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
+	struct mlx5sp_cq *cq = to_cq(ibcq);
+	u32 max = 1U << MLX5SP_CAP_GEN(dev, log_max_cq_sz);
+	u32 nent;
+	int err;
+
+	if (!MLX5SP_CAP_GEN(dev, cq_resize))
+		return -EOPNOTSUPP;
+	if (entries < 1 || entries >= max)
+		return -EINVAL;
+	nent = roundup_pow_of_two(entries + 1);
+	if (nent > max)
+		return -EINVAL;
+	if (!!udata != cq->user)
+		return -EINVAL;
+	mutex_lock(&cq->resize_mutex);
+	if (nent == cq->ibcq.cqe + 1)
+		err = 0;
+	else if (cq->user)
+		err = resize_user_cq(dev, cq, nent, udata);
+	else
+		err = resize_kernel_cq(dev, cq, nent);
+	mutex_unlock(&cq->resize_mutex);
+	return err;
 }
 
 enum ib_wc_status mlx5sp_syndrome_to_status(u8 syndrome)
@@ -478,6 +671,12 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		/* Read the CQE only after its owner bit said it is ours. */
 		dma_rmb();
 		cq->cons_index++;
+		if ((cqe->op_own >> 4) == MLX5_CQE_RESIZE_CQ) {
+			/* Before the resizer looked: switch here. */
+			if (cq->resizing)
+				switch_cq_buf(cq);
+			continue;
+		}
 		qp = cqe_qp(dev, cqe);
 		if (qp && !qp->user)
 			break;
@@ -498,6 +697,13 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 			wq->wc_op[idx] = MLX5SP_WC_OP_NONE;
 		}
 		WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+	} else if (qp->ibqp.srq) {
+		struct mlx5sp_srq *srq = to_srq(qp->ibqp.srq);
+
+		/* The CQE names the SRQ WQE by its index: free it again. */
+		idx = be16_to_cpu(cqe->wqe_counter) & (srq->max - 1);
+		wc->wr_id = srq->wrid[idx];
+		mlx5sp_srq_free_wqe(srq, idx);
 	} else {
 		wq = &qp->rq;
 		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
@@ -558,9 +764,10 @@ int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 /*
  * Drop the CQEs of QP @qpn not yet polled (its WRs are gone), moving
- * older CQEs over them, as mlx5_ib's __mlx5_ib_cq_clean(). Kernel CQs.
+ * older CQEs over them, as mlx5_ib's __mlx5_ib_cq_clean(); receive CQEs
+ * of a QP on @srq give their SRQ WQE back. Kernel CQs.
  */
-void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn)
+void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn, struct mlx5sp_srq *srq)
 {
 	struct mlx5_cqe64 *cqe, *dest;
 	unsigned long flags;
@@ -577,6 +784,10 @@ void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn)
 	while ((int)(--prod) - (int)cq->cons_index >= 0) {
 		cqe = get_cqe(cq, prod);
 		if ((be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			/* an SRQ WQE it took goes back on the free list */
+			if (srq && !cqe_is_req(cqe->op_own >> 4))
+				mlx5sp_srq_free_wqe(srq, be16_to_cpu(cqe->wqe_counter) &
+						    (srq->max - 1));
 			nfreed++;
 		} else if (nfreed) {
 			dest = get_cqe(cq, prod + nfreed);

@@ -82,19 +82,23 @@ static void cq_event(struct mlx5sp_dev *dev, u32 cqn, u8 type)
 static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 {
 	u32 qpn = be32_to_cpu(eqe->data.qp_srq.qp_srq_n) & 0xffffff;
+	bool srq = eqe->type == MLX5_EVENT_TYPE_SRQ_RQ_LIMIT ||
+		   eqe->type == MLX5_EVENT_TYPE_SRQ_CATAS_ERROR;
+	struct xarray *table = srq ? &dev->srq_table : &dev->qp_table;
 	struct mlx5sp_core_qp *qp;
 	unsigned long flags;
 
-	if (eqe->data.qp_srq.type != MLX5_EVENT_QUEUE_TYPE_QP) {
+	if (eqe->data.qp_srq.type !=
+	    (srq ? MLX5SP_EVENT_QUEUE_TYPE_SRQ : MLX5_EVENT_QUEUE_TYPE_QP)) {
 		dev_warn_ratelimited(dev->dma_dev, "%s: event 0x%x for resource type %u\n",
 				     dev->name, eqe->type, eqe->data.qp_srq.type);
 		return;
 	}
-	xa_lock_irqsave(&dev->qp_table, flags);
-	qp = xa_load(&dev->qp_table, qpn);
+	xa_lock_irqsave(table, flags);
+	qp = xa_load(table, qpn);
 	if (qp)
 		refcount_inc(&qp->refcount);
-	xa_unlock_irqrestore(&dev->qp_table, flags);
+	xa_unlock_irqrestore(table, flags);
 	if (!qp) {
 		dev_dbg_ratelimited(dev->dma_dev, "%s: event 0x%x for unknown QP 0x%x\n",
 				    dev->name, eqe->type, qpn);
@@ -142,6 +146,8 @@ static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
 	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
 	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+	case MLX5_EVENT_TYPE_SRQ_RQ_LIMIT:
+	case MLX5_EVENT_TYPE_SRQ_CATAS_ERROR:
 		qp_event(dev, eqe);
 		break;
 	case MLX5_EVENT_TYPE_CQ_ERROR:
@@ -302,7 +308,9 @@ static void dealloc_uar(struct mlx5sp_dev *dev)
 		      BIT_ULL(MLX5_EVENT_TYPE_WQ_CATAS_ERROR) | \
 		      BIT_ULL(MLX5_EVENT_TYPE_PATH_MIG_FAILED) | \
 		      BIT_ULL(MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR) | \
-		      BIT_ULL(MLX5_EVENT_TYPE_WQ_ACCESS_ERROR))
+		      BIT_ULL(MLX5_EVENT_TYPE_WQ_ACCESS_ERROR) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_SRQ_RQ_LIMIT) | \
+		      BIT_ULL(MLX5_EVENT_TYPE_SRQ_CATAS_ERROR))
 
 static void comp_eqs_destroy(struct mlx5sp_dev *dev)
 {
@@ -388,6 +396,21 @@ void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
 	if (refcount_dec_and_test(&qp->refcount))
 		complete(&qp->free);
 	wait_for_completion(&qp->free);
+}
+
+int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)
+{
+	refcount_set(&srq->refcount, 1);
+	init_completion(&srq->free);
+	return xa_err(xa_store_irq(&dev->srq_table, srq->qpn, srq, GFP_KERNEL));
+}
+
+void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)
+{
+	xa_erase_irq(&dev->srq_table, srq->qpn);
+	if (refcount_dec_and_test(&srq->refcount))
+		complete(&srq->free);
+	wait_for_completion(&srq->free);
 }
 
 /* @l NULL: nobody listens any more; no callback runs after this returns. */

@@ -136,16 +136,40 @@ struct mlx5sp_mw {
 struct mlx5sp_cq {
 	struct ib_cq ibcq;
 	struct mlx5sp_core_cq mcq;
-	spinlock_t lock;		/* protects cons_index, buf and arm of a kernel CQ */
+	/* lock: cons_index, buf, nent, rbuf, rnent, resizing, arm (kernel CQ) */
+	spinlock_t lock;		/* protects the kernel CQ's state */
 	struct mlx5sp_buf buf;		/* kernel CQ */
 	struct ib_umem *umem;		/* user CQ */
 	struct mlx5sp_db db;
+	struct mutex resize_mutex;	/* serialises resizes */
+	struct mlx5sp_buf rbuf;		/* kernel CQ: the other buffer of a resize */
+	u32 rnent;
+	bool resizing;			/* the device may switch to rbuf */
 	u32 nent;
 	u32 cons_index;
 	u32 arm_sn;
 	u32 uar_index;
 	u16 uid;			/* firmware uid it was created with */
 	bool user;
+};
+
+/* A basic SRQ; msrq.qpn is its SRQN. */
+struct mlx5sp_srq {
+	struct ib_srq ibsrq;
+	struct mlx5sp_core_qp msrq;
+	struct mlx5sp_buf buf;		/* kernel SRQ */
+	struct ib_umem *umem;		/* user SRQ */
+	u32 page_offset;
+	struct mlx5sp_db db;
+	u32 max;			/* WQEs, a power of 2 */
+	u32 max_gs;
+	u32 wqe_shift;
+	bool user;
+	spinlock_t lock;		/* protects head, tail, counter, wrid */
+	u64 *wrid;			/* kernel SRQ: by WQE index */
+	u16 head;			/* next free WQE to post */
+	u16 tail;			/* last free WQE */
+	u16 counter;			/* WQEs posted (doorbell record) */
 };
 
 /* One work queue of a kernel QP; head and tail under the queue's lock. */
@@ -259,6 +283,11 @@ static inline struct mlx5sp_cq *to_cq(struct ib_cq *cq)
 	return container_of(cq, struct mlx5sp_cq, ibcq);
 }
 
+static inline struct mlx5sp_srq *to_srq(struct ib_srq *srq)
+{
+	return container_of(srq, struct mlx5sp_srq, ibsrq);
+}
+
 static inline struct mlx5sp_qp *to_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct mlx5sp_qp, ibqp);
@@ -364,7 +393,7 @@ int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
 int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn);
+void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn, struct mlx5sp_srq *srq);
 void mlx5sp_parse_cqe(const struct mlx5_cqe64 *cqe, struct ib_wc *wc);
 enum ib_wc_status mlx5sp_syndrome_to_status(u8 syndrome);
 
@@ -382,6 +411,18 @@ bool mlx5sp_atomic_hca(struct mlx5sp_ib_dev *dev);
 int mlx5sp_qp_module_init(void);
 void mlx5sp_qp_module_exit(void);
 u32 mlx5sp_qpn(struct mlx5sp_qp *qp);
+void mlx5sp_queue_event_work(struct work_struct *work);
+
+/* srq.c */
+int mlx5sp_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		      struct ib_udata *udata);
+int mlx5sp_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int mlx5sp_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		      enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
+int mlx5sp_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mlx5sp_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+void mlx5sp_srq_free_wqe(struct mlx5sp_srq *srq, u16 idx);
 
 /* wr.c */
 int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

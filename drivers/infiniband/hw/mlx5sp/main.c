@@ -307,6 +307,7 @@ int mlx5sp_dev_init(struct mlx5sp_dev *dev)
 	spin_lock_init(&dev->event_lock);
 	xa_init_flags(&dev->cq_table, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qp_table, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srq_table, XA_FLAGS_LOCK_IRQ);
 	dev->state = MLX5SP_STATE_UP;
 	err = alloc_caps(dev);
 	if (err)

@@ -201,6 +201,7 @@ struct mlx5sp_dev {
 
 	struct xarray cq_table;		/* CQN -> core CQ; xa_lock_irqsave */
 	struct xarray qp_table;		/* QPN -> core QP; xa_lock_irqsave */
+	struct xarray srq_table;	/* SRQN -> core SRQ; xa_lock_irqsave */
 	spinlock_t event_lock;		/* protects listener */
 	struct mlx5sp_event_listener listener;
 
@@ -282,6 +283,9 @@ int mlx5sp_core_cq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq);
 void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq);
 int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp);
 void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp);
+/* An SRQ is a core QP in srq_table: its events find it by SRQN (qpn). */
+int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
+void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
 void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
 			       const struct mlx5sp_event_listener *l);
 

@@ -185,6 +185,12 @@ static inline void mlx5sp_set_qw(void *p, u32 bit, u64 v)
 	mlx5sp_set_dw(p, bit + 32, lower_32_bits(v));
 }
 
+/*
+ * The resource type an SRQ event (SRQ_RQ_LIMIT, SRQ_CATAS_ERROR) carries
+ * in its EQE's qp_srq.type (PRM; mlx5_core names it MLX5_RES_SRQ).
+ */
+#define MLX5SP_EVENT_QUEUE_TYPE_SRQ	3
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

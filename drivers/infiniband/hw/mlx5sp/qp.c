@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Queue pairs: RC, UD and the GSI QP (QP1, a PRM QP1-type QP firmware
+ * Queue pairs: RC, UC, UD and the GSI QP (QP1, a PRM QP1-type QP firmware
  * steers MADs to), for user space (mlx5_ib_create_qp udata) and kernel
- * ULPs. Modify follows the IB state machine: ib_modify_qp_is_ok() and our
+ * ULPs, receiving on their own RQ or from an SRQ (rq_type SRQ). Modify
+ * follows the IB state machine: ib_modify_qp_is_ok() and our
  * own checks reject a transition or an attribute before any command; the
  * PRM transition commands carry the QPC fields mlx5_ib sets.
  */
@@ -37,6 +38,8 @@ static int to_mlx5_st(enum ib_qp_type t)
 	switch (t) {
 	case IB_QPT_RC:
 		return MLX5_QP_ST_RC;
+	case IB_QPT_UC:
+		return MLX5_QP_ST_UC;
 	case IB_QPT_UD:
 		return MLX5_QP_ST_UD;
 	case IB_QPT_GSI:
@@ -139,6 +142,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RAE |
 			       MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PKEY_INDEX |
 			       MLX5_QP_OPTPAR_PRI_PORT;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PKEY_INDEX |
+			       MLX5_QP_OPTPAR_PRI_PORT;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY |
 			       MLX5_QP_OPTPAR_PRI_PORT;
@@ -148,6 +154,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RRE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_PKEY_INDEX;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RWE |
+			       MLX5_QP_OPTPAR_PKEY_INDEX;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY;
 		return 0;
@@ -156,6 +165,9 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RRE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_PM_STATE | MLX5_QP_OPTPAR_RNR_TIMEOUT;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_ALT_ADDR_PATH | MLX5_QP_OPTPAR_RWE |
+			       MLX5_QP_OPTPAR_PM_STATE;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_Q_KEY;
 		return 0;
@@ -164,11 +176,16 @@ static u32 opt_mask(u16 op, int st)
 			return MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RAE |
 			       MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_RNR_TIMEOUT |
 			       MLX5_QP_OPTPAR_PM_STATE | MLX5_QP_OPTPAR_ALT_ADDR_PATH;
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_ALT_ADDR_PATH |
+			       MLX5_QP_OPTPAR_PM_STATE;
 		if (st == MLX5_QP_ST_UD)
 			return MLX5_QP_OPTPAR_Q_KEY | MLX5_QP_OPTPAR_SRQN |
 			       MLX5_QP_OPTPAR_CQN_RCV;
 		return 0;
 	case MLX5_CMD_OP_SQERR2RTS_QP:
+		if (st == MLX5_QP_ST_UC)
+			return MLX5_QP_OPTPAR_RWE;
 		if (st == MLX5_QP_ST_RC)
 			return MLX5_QP_OPTPAR_RNR_TIMEOUT | MLX5_QP_OPTPAR_RWE |
 			       MLX5_QP_OPTPAR_RAE | MLX5_QP_OPTPAR_RRE;
@@ -335,6 +352,12 @@ static void qp_event(struct mlx5sp_core_qp *mqp, u8 type)
 	queue_work(qp_event_wq, &w->work);
 }
 
+/* SRQ events take the same ordered path as QP events. */
+void mlx5sp_queue_event_work(struct work_struct *work)
+{
+	queue_work(qp_event_wq, work);
+}
+
 int mlx5sp_qp_module_init(void)
 {
 	qp_event_wq = alloc_ordered_workqueue("mlx5sp_qp_event", 0);
@@ -371,7 +394,8 @@ static int set_kernel_rq_size(struct mlx5sp_qp *qp, struct ib_qp_init_attr *attr
 {
 	u32 stride;
 
-	if (!attr->cap.max_recv_wr) {
+	if (!attr->cap.max_recv_wr || attr->srq) {
+		attr->cap.max_recv_wr = 0;
 		attr->cap.max_recv_sge = 0;
 		return 0;
 	}
@@ -512,6 +536,9 @@ static int parse_user_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	if (ucmd->sq_wqe_count && (!is_power_of_2(ucmd->sq_wqe_count) ||
 				   ucmd->sq_wqe_count > max_wr))
 		return -EINVAL;
+	/* With an SRQ the QP has no receive queue of its own. */
+	if (attr->srq && ucmd->rq_wqe_count)
+		return -EINVAL;
 	if (ucmd->rq_wqe_count) {
 		if (!is_power_of_2(ucmd->rq_wqe_count) ||
 		    ucmd->rq_wqe_count > max_wr ||
@@ -519,10 +546,10 @@ static int parse_user_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		    BIT(ucmd->rq_wqe_shift) > MLX5SP_CAP_GEN(dev, max_wqe_sz_rq))
 			return -EINVAL;
 	}
-	if (!ucmd->sq_wqe_count && !ucmd->rq_wqe_count)
+	if (!ucmd->sq_wqe_count && !ucmd->rq_wqe_count && !attr->srq)
 		return -EINVAL;
 	/* What the user allocated must hold what it asked the QP to hold. */
-	if (ucmd->rq_wqe_count < attr->cap.max_recv_wr ||
+	if ((!attr->srq && ucmd->rq_wqe_count < attr->cap.max_recv_wr) ||
 	    (attr->cap.max_send_wr && !ucmd->sq_wqe_count))
 		return -EINVAL;
 	qp->flags = ucmd->flags;
@@ -617,7 +644,10 @@ static int create_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	MLX5_SET(qpc, qpc, uar_page, qp->uar_index);
 	MLX5_SET(qpc, qpc, log_page_size, 0);	/* 4 KiB, relative to 4 KiB */
 	MLX5_SET(qpc, qpc, page_offset, qp->page_offset);
-	if (qp->rq.wqe_cnt) {
+	if (attr->srq) {
+		MLX5_SET(qpc, qpc, rq_type, MLX5_SRQ_RQ);
+		MLX5_SET(qpc, qpc, srqn_rmpn_xrqn, to_srq(attr->srq)->msrq.qpn);
+	} else if (qp->rq.wqe_cnt) {
 		MLX5_SET(qpc, qpc, log_rq_stride, qp->rq.wqe_shift - 4);
 		MLX5_SET(qpc, qpc, log_rq_size, ilog2(qp->rq.wqe_cnt));
 		MLX5_SET(qpc, qpc, rq_type, MLX5_NON_ZERO_RQ);
@@ -661,13 +691,16 @@ static int check_create_attr(struct mlx5sp_ib_dev *dev,
 	if (attr->qp_type == IB_QPT_GSI && udata)
 		return -EINVAL;
 	if ((attr->create_flags & ~MLX5SP_QP_CREATE_SIG_PIPELINING) ||
-	    attr->srq || attr->rwq_ind_tbl || attr->xrcd)
+	    attr->rwq_ind_tbl || attr->xrcd)
 		return -EOPNOTSUPP;
 	/* signature pipelining: kernel RC QPs (users ask through mlx5dv) */
 	if ((attr->create_flags & MLX5SP_QP_CREATE_SIG_PIPELINING) &&
 	    (udata || attr->qp_type != IB_QPT_RC ||
 	     !MLX5SP_CAP_GEN(dev, drain_sigerr)))
 		return -EOPNOTSUPP;
+	if (attr->srq && (attr->qp_type == IB_QPT_GSI ||
+			  to_srq(attr->srq)->user != !!udata))
+		return -EINVAL;
 	if (attr->qp_type == IB_QPT_GSI && attr->port_num != MLX5SP_IB_PORT)
 		return -EINVAL;
 	if (!attr->send_cq || !attr->recv_cq)
@@ -809,7 +842,7 @@ static int set_path(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	if (grh->sgid_index >= MLX5SP_CAP_ROCE(dev, roce_address_table_size))
 		return -EINVAL;
 	ether_addr_copy(MLX5_ADDR_OF(ads, path, rmac_47_32), ah->roce.dmac);
-	if (qp->type == IB_QPT_RC && grh->sgid_attr &&
+	if ((qp->type == IB_QPT_RC || qp->type == IB_QPT_UC) && grh->sgid_attr &&
 	    grh->sgid_attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
 	    (attr_mask & IB_QP_DEST_QPN))
 		MLX5_SET(ads, path, udp_sport,
@@ -944,7 +977,7 @@ static void fill_modify_qpc(struct mlx5sp_qp *qp, const struct ib_qp_attr *attr,
 			  attr->max_dest_rd_atomic : qp->resp_depth;
 		access = attr_mask & IB_QP_ACCESS_FLAGS ?
 			 attr->qp_access_flags : qp->atomic_rd_en;
-		if (!dest_rd)
+		if (!dest_rd || qp->type == IB_QPT_UC)
 			access &= IB_ACCESS_REMOTE_WRITE;
 		MLX5_SET(qpc, qpc, rre, !!(access & IB_ACCESS_REMOTE_READ));
 		MLX5_SET(qpc, qpc, rwe, !!(access & IB_ACCESS_REMOTE_WRITE));
@@ -972,9 +1005,11 @@ static void fill_modify_qpc(struct mlx5sp_qp *qp, const struct ib_qp_attr *attr,
 
 static void reset_kernel_qp(struct mlx5sp_qp *qp)
 {
-	mlx5sp_cq_clean(to_cq(qp->ibqp.recv_cq), qp->mqp.qpn);
+	struct mlx5sp_srq *srq = qp->ibqp.srq ? to_srq(qp->ibqp.srq) : NULL;
+
+	mlx5sp_cq_clean(to_cq(qp->ibqp.recv_cq), qp->mqp.qpn, srq);
 	if (qp->ibqp.send_cq != qp->ibqp.recv_cq)
-		mlx5sp_cq_clean(to_cq(qp->ibqp.send_cq), qp->mqp.qpn);
+		mlx5sp_cq_clean(to_cq(qp->ibqp.send_cq), qp->mqp.qpn, NULL);
 	qp->rq.head = 0;
 	qp->rq.tail = 0;
 	qp->sq.head = 0;
@@ -1108,7 +1143,7 @@ static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		(MLX5_GET(qpc, qpc, rre) ? IB_ACCESS_REMOTE_READ : 0) |
 		(MLX5_GET(qpc, qpc, rwe) ? IB_ACCESS_REMOTE_WRITE : 0) |
 		(MLX5_GET(qpc, qpc, rae) ? IB_ACCESS_REMOTE_ATOMIC : 0);
-	if (qp->type == IB_QPT_RC)
+	if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC)
 		path_to_ah(dev, path, &attr->ah_attr);
 	attr->pkey_index = MLX5_GET(ads, path, pkey_index);
 	attr->port_num = MLX5_GET(ads, path, vhca_port_num);
@@ -1156,6 +1191,7 @@ int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init_attr->qp_context = ibqp->qp_context;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sq_signal_bits & MLX5_WQE_CTRL_CQ_UPDATE ?
@@ -1180,9 +1216,11 @@ int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->user) {
 		destroy_user_qp(qp, udata);
 	} else {
-		mlx5sp_cq_clean(to_cq(ibqp->recv_cq), qp->mqp.qpn);
+		mlx5sp_cq_clean(to_cq(ibqp->recv_cq), qp->mqp.qpn,
+				ibqp->srq ? to_srq(ibqp->srq) : NULL);
 		if (ibqp->send_cq != ibqp->recv_cq)
-			mlx5sp_cq_clean(to_cq(ibqp->send_cq), qp->mqp.qpn);
+			mlx5sp_cq_clean(to_cq(ibqp->send_cq), qp->mqp.qpn,
+					NULL);
 		free_kernel_qp(dev, qp);
 	}
 	mutex_destroy(&qp->mutex);

@@ -89,7 +89,12 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_qp_rd_atom = 1 << MLX5SP_CAP_GEN(dev, log_max_ra_res_qp);
 	props->max_qp_init_rd_atom = 1 << MLX5SP_CAP_GEN(dev, log_max_ra_req_qp);
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
-	/* SRQs and multicast come later. */
+	props->max_srq = 1 << MLX5SP_CAP_GEN(dev, log_max_srq);
+	props->max_srq_wr = (1 << MLX5SP_CAP_GEN(dev, log_max_srq_sz)) - 1;
+	props->max_srq_sge = (MLX5SP_CAP_GEN(dev, max_wqe_sz_rq) -
+			      sizeof(struct mlx5_wqe_srq_next_seg)) /
+			     sizeof(struct mlx5_wqe_data_seg);
+	/* Multicast comes later. */
 	props->atomic_cap = mlx5sp_atomic_hca(dev) ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = 1;

@@ -56,6 +56,7 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
 	sim_qp_destroy_all(sim);
+	sim_srq_destroy_all(sim);
 	sim_cq_destroy_all(sim);
 	sim_mkey_destroy_all(sim);
 	sim_psv_destroy_all(sim);

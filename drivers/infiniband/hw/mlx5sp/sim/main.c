@@ -184,6 +184,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	xa_init_flags(&sim->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sim->psvs, XA_FLAGS_ALLOC1);
 	sim_uctx_init(sim);
+	xa_init_flags(&sim->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sim->gid_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
@@ -235,6 +236,7 @@ static void sim_free(struct mlx5sp_sim *sim)
 	xa_destroy(&sim->mkeys);
 	xa_destroy(&sim->cqs);
 	xa_destroy(&sim->qps);
+	xa_destroy(&sim->srqs);
 	mutex_destroy(&sim->fw_lock);
 	kfree(sim);
 }

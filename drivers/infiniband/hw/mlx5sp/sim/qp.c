@@ -6,7 +6,8 @@
  *
  * Firmware keeps the QPC: each transition applies the fields it owns
  * (always) and the optional ones opt_param_mask selects, then the model
- * decodes what the data path needs. RC, UD and the GSI QP (st QP1, QPN 1).
+ * decodes what the data path needs. RC, UC, UD and the GSI QP (st QP1,
+ * QPN 1).
  * The buffer holds the RQ first and the SQ after it (mlx5_ib's layout).
  */
 
@@ -141,6 +142,7 @@ static void sim_qp_free(struct sim_qp *qp)
 {
 	sim_cq_put(qp->scq);
 	sim_cq_put(qp->rcq);
+	sim_srq_put(qp->srq);
 	sim_buf_free(&qp->buf);
 	kfree(qp);
 }
@@ -167,9 +169,10 @@ static void sim_qp_decode(struct sim_qp *qp)
 	qp->min_rnr_nak = MLX5_GET(qpc, qp->qpc, min_rnr_nak);
 	qp->retry_count = MLX5_GET(qpc, qp->qpc, retry_count);
 	qp->rnr_retry = MLX5_GET(qpc, qp->qpc, rnr_retry);
-	qp->rre = MLX5_GET(qpc, qp->qpc, rre);
+	/* UC has no READ or atomic responder, whatever the QPC says */
+	qp->rre = qp->st == MLX5_QP_ST_RC && MLX5_GET(qpc, qp->qpc, rre);
 	qp->rwe = MLX5_GET(qpc, qp->qpc, rwe);
-	qp->rae = MLX5_GET(qpc, qp->qpc, rae);
+	qp->rae = qp->st == MLX5_QP_ST_RC && MLX5_GET(qpc, qp->qpc, rae);
 	qp->drain_sigerr = MLX5_GET(qpc, qp->qpc, drain_sigerr);
 	if (qp->st == MLX5_QP_ST_QP1)
 		qp->qkey = SIM_QP1_QKEY;
@@ -302,6 +305,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 	case MLX5_QP_STATE_RST:
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
+		qp->last_wqe_sent = false;
 		qp->wait = SIM_SQ_RUN;
 		qp->rd_atomic_inflight = 0;
 		qp->peer_sim = NULL;
@@ -418,7 +422,8 @@ static int sim_qp_parse_wqs(struct sim_cmd *c, struct sim_qp *qp,
 
 	qp->no_sq = MLX5_GET(qpc, qpc, no_sq);
 	qp->rq_type = MLX5_GET(qpc, qpc, rq_type);
-	if (qp->rq_type != MLX5_NON_ZERO_RQ && qp->rq_type != MLX5_ZERO_LEN_RQ)
+	if (qp->rq_type != MLX5_NON_ZERO_RQ && qp->rq_type != MLX5_ZERO_LEN_RQ &&
+	    qp->rq_type != MLX5_SRQ_RQ)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_RQ_TYPE);
 	if (log_sq > SIM_LOG_MAX_WQ_SZ || log_rq > SIM_LOG_MAX_WQ_SZ ||
@@ -441,7 +446,8 @@ static int sim_qp_take_cqs(struct sim_cmd *c, struct sim_qp *qp,
 	u32 scqn = MLX5_GET(qpc, qpc, cqn_snd);
 	u32 rcqn = MLX5_GET(qpc, qpc, cqn_rcv);
 
-	if ((qp->sq_wqe_cnt && !scqn) || (qp->rq_wqe_cnt && !rcqn))
+	if ((qp->sq_wqe_cnt && !scqn) ||
+	    ((qp->rq_wqe_cnt || qp->rq_type == MLX5_SRQ_RQ) && !rcqn))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_CQN);
 	if (scqn) {
@@ -471,8 +477,8 @@ static int sim_qp_parse(struct sim_cmd *c, struct sim_qp *qp)
 	if (err)
 		return err;
 	qp->st = MLX5_GET(qpc, qpc, st);
-	if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UD &&
-	    qp->st != MLX5_QP_ST_QP1)
+	if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
+	    qp->st != MLX5_QP_ST_UD && qp->st != MLX5_QP_ST_QP1)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_ST);
 	qp->pd = MLX5_GET(qpc, qpc, pd);
@@ -495,6 +501,15 @@ static int sim_qp_parse(struct sim_cmd *c, struct sim_qp *qp)
 	err = sim_qp_take_cqs(c, qp, qpc);
 	if (err)
 		return err;
+	if (qp->rq_type == MLX5_SRQ_RQ) {
+		if (sim_qp_is_ud(qp) && qp->st == MLX5_QP_ST_QP1)
+			return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+					MLX5SP_SIM_SYND_QP_BAD_RQ_TYPE);
+		qp->srq = sim_srq_get(sim, MLX5_GET(qpc, qpc, srqn_rmpn_xrqn));
+		if (!qp->srq)
+			return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
+					MLX5SP_SIM_SYND_QP_BAD_SRQN);
+	}
 	err = sim_buf_init(c, &qp->buf, MLX5_ADDR_OF(create_qp_in, c->in, pas),
 			   max_pas, MLX5_GET(qpc, qpc, log_page_size),
 			   MLX5_GET(qpc, qpc, page_offset),

@@ -6,9 +6,16 @@
  * atomics go through the rkey, checked for PD, access, bounds and the
  * QP's rre/rwe/rae. UD datagrams get the 40-byte GRH (RoCE v2: an IPv4
  * header in its last 20 bytes, or an IPv6 header) and a Q_Key check.
+ * UC (no READ or atomics, rre/rae never set) drops a request it refuses
+ * and a message without a receive WQE, and stays in its state.
+ *
+ * A QP on an SRQ takes its receive WQEs from the SRQ's free list
+ * (srq.c) and names each in its CQE by index; in ERR it flushes nothing
+ * of the SRQ and raises LAST_WQE_REACHED once.
  *
  * Runs in the requester's engine (maybe another device's) under
- * rcu_read_lock(), taking the responder QP's rq_lock.
+ * rcu_read_lock(), taking the responder QP's rq_lock (then the SRQ's
+ * lock).
  */
 
 #include <linux/ip.h>
@@ -47,11 +54,10 @@ static u16 sim_rq_avail(struct sim_qp *qp)
 	return pi - qp->rq_ci;
 }
 
-/* Receive WQE rq_ci's data segments. Returns 0 or a CQE syndrome. */
-static u8 sim_rq_scatter_list(struct sim_qp *qp, struct sim_sgl *sgl)
+/* Receive WQE @idx's data segments. Returns 0 or a CQE syndrome. */
+static u8 sim_rq_scatter_list(struct sim_qp *qp, u16 idx, struct sim_sgl *sgl)
 {
-	u64 base = (u64)(qp->rq_ci & (qp->rq_wqe_cnt - 1)) <<
-		   qp->rq_stride_shift;
+	u64 base = (u64)(idx & (qp->rq_wqe_cnt - 1)) << qp->rq_stride_shift;
 	u32 i, n = BIT(qp->rq_stride_shift) / MLX5_SEND_WQE_DS, lkey;
 	struct mlx5_wqe_data_seg *ds;
 	u8 synd;
@@ -73,18 +79,41 @@ static u8 sim_rq_scatter_list(struct sim_qp *qp, struct sim_sgl *sgl)
 	return 0;
 }
 
-static void sim_rq_cqe(struct sim_qp *qp, struct sim_cqe_info *ci)
+/* Is there a receive WQE, in the QP's RQ or its SRQ? */
+static bool sim_rq_has_wqe(struct sim_qp *qp)
+{
+	if (qp->srq)
+		return sim_srq_has_wqe(qp->srq);
+	return sim_rq_avail(qp);
+}
+
+/*
+ * Take the next receive WQE: its counter (RQ) or index (SRQ) into @idx,
+ * its scatter list into @sgl if given. Returns 0, a CQE syndrome (the WQE
+ * is used all the same), or -1 when there is none.
+ */
+static int sim_rq_take(struct sim_qp *qp, struct sim_sgl *sgl, u16 *idx)
+{
+	if (qp->srq)
+		return sim_srq_take(qp->srq, qp->qpn, sgl, idx);
+	if (!sim_rq_avail(qp))
+		return -1;
+	*idx = qp->rq_ci++;
+	return sgl ? sim_rq_scatter_list(qp, *idx, sgl) : 0;
+}
+
+static void sim_rq_cqe(struct sim_qp *qp, struct sim_cqe_info *ci, u16 idx)
 {
 	ci->qpn = qp->qpn;
 	ci->user_index = qp->user_index;
-	ci->wqe_counter = qp->rq_ci;
-	qp->rq_ci++;
+	ci->wqe_counter = idx;
 	if (qp->rcq)
 		sim_cqe_write(qp->rcq, ci);
 }
 
 /* A receive WQE consumed in error, the QP to ERR unless it is UD. */
-static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err)
+static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err,
+			     u16 idx)
 {
 	struct sim_cqe_info ci = {
 		.opcode = MLX5_CQE_RESP_ERR,
@@ -92,7 +121,7 @@ static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err)
 	};
 
 	sim_engine_count_err(qp->sim, syndrome);
-	sim_rq_cqe(qp, &ci);
+	sim_rq_cqe(qp, &ci, idx);
 	if (to_err)
 		sim_qp_set_error(qp);
 }
@@ -102,6 +131,9 @@ static int sim_rq_nak(struct sim_qp *qp, struct sim_resp_req *r,
 		      u8 syndrome, u8 event)
 {
 	r->syndrome = syndrome;
+	/* UC: a bad packet is dropped, the QP stays as it was */
+	if (qp->st == MLX5_QP_ST_UC)
+		return SIM_RESP_ERR;
 	sim_qp_set_error(qp);
 	if (event)
 		sim_post_qp_event(qp->sim, event, qp->qpn);
@@ -143,35 +175,39 @@ static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		.solicited = r->solicited,
 	};
 	struct sim_cur d, s;
-	u8 synd;
+	u16 idx;
+	int synd;
 
-	if (!sim_rq_avail(qp))
+	synd = sim_rq_take(qp, &eng->rsgl, &idx);
+	if (synd < 0)
 		return SIM_RESP_RNR;
-	synd = sim_rq_scatter_list(qp, &eng->rsgl);
 	if (synd) {
-		sim_rq_error_cqe(qp, synd, true);
+		sim_rq_error_cqe(qp, synd, true, idx);
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return SIM_RESP_ERR;
 	}
 	if (eng->rsgl.total < r->len) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, true);
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, true,
+				 idx);
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
 		return SIM_RESP_ERR;
 	}
 	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
 	sim_cur_init(&s, r->src->sge, r->src->n);
 	if (sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len)) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, true);
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, true,
+				 idx);
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return SIM_RESP_ERR;
 	}
 	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
 	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true);
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true,
+				 idx);
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
 		return SIM_RESP_ERR;
 	}
-	sim_rq_cqe(qp, &ci);
+	sim_rq_cqe(qp, &ci, idx);
 	return SIM_RESP_OK;
 }
 
@@ -206,13 +242,14 @@ static int sim_rq_write(struct sim_engine *eng, struct sim_qp *qp,
 	};
 	struct sim_cur d, s;
 	struct sim_sge sge;
+	u16 idx;
 	int res;
 
 	if (!qp->rwe)
 		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
 	/* with immediate it needs a receive WQE: RNR before any data moves */
-	if (imm && !sim_rq_avail(qp))
+	if (imm && !sim_rq_has_wqe(qp))
 		return SIM_RESP_RNR;
 	if (r->len) {
 		res = sim_rq_rkey(qp, r, SIM_ACC_RW, &sge);
@@ -225,8 +262,9 @@ static int sim_rq_write(struct sim_engine *eng, struct sim_qp *qp,
 					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
 	}
-	if (imm)
-		sim_rq_cqe(qp, &ci);
+	/* an SRQ another QP emptied meanwhile: the immediate is lost */
+	if (imm && !sim_rq_take(qp, NULL, &idx))
+		sim_rq_cqe(qp, &ci, idx);
 	return SIM_RESP_OK;
 }
 
@@ -391,20 +429,25 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 		.byte_cnt = SIM_GRH_LEN + r->len,
 		.solicited = r->solicited,
 	};
-	int res = SIM_RESP_NOT_READY;
+	int res = SIM_RESP_NOT_READY, synd;
 	struct sim_cur d, s;
 	u8 grh[SIM_GRH_LEN], l3;
+	u16 idx;
 
 	spin_lock(&qp->rq_lock);
-	if (!sim_rq_receiving(qp) || r->qkey != qp->qkey ||
-	    !sim_rq_avail(qp))
+	if (!sim_rq_receiving(qp) || r->qkey != qp->qkey)
 		goto unlock;
-	if (sim_rq_scatter_list(qp, &eng->rsgl)) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false);
+	synd = sim_rq_take(qp, &eng->rsgl, &idx);
+	if (synd < 0)
+		goto unlock;
+	if (synd) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false,
+				 idx);
 		goto unlock;
 	}
 	if (eng->rsgl.total < SIM_GRH_LEN + r->len) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, false);
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, false,
+				 idx);
 		goto unlock;
 	}
 	l3 = sim_build_grh(grh, r);
@@ -412,20 +455,33 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 	sim_cur_init(&s, r->src->sge, r->src->n);
 	if (sim_cur_write(qp->sim, &d, grh, sizeof(grh)) ||
 	    sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len)) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false);
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false,
+				 idx);
 		goto unlock;
 	}
 	ci.imm = r->wqe_opcode == MLX5_OPCODE_SEND_IMM ? r->imm :
 		 cpu_to_be32(SIM_DEFAULT_PKEY);
 	ci.flags_rqpn = SIM_CQE_GRH | (u32)l3 << 24 | (r->src_qpn & 0xffffff);
-	sim_rq_cqe(qp, &ci);
+	sim_rq_cqe(qp, &ci, idx);
 	res = SIM_RESP_OK;
 unlock:
 	spin_unlock(&qp->rq_lock);
 	return res;
 }
 
-/* ERR: every posted receive WQE completes with a flush error. */
+/*
+ * ERR: every posted receive WQE completes with a flush error. An SRQ's
+ * WQEs are not the QP's to flush: the QP says once that it took its last.
+ */
+static bool sim_rq_srq_last_wqe(struct sim_qp *qp)
+{
+	if (qp->last_wqe_sent || READ_ONCE(qp->state) != MLX5_QP_STATE_ERR)
+		return false;
+	qp->last_wqe_sent = true;
+	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SRQ_LAST_WQE, qp->qpn);
+	return true;
+}
+
 bool sim_rq_flush(struct sim_qp *qp)
 {
 	struct sim_cqe_info ci = {
@@ -436,13 +492,17 @@ bool sim_rq_flush(struct sim_qp *qp)
 	u16 n;
 
 	spin_lock(&qp->rq_lock);
+	if (qp->srq) {
+		work = sim_rq_srq_last_wqe(qp);
+		goto unlock;
+	}
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR)
 		goto unlock;
 	n = sim_rq_avail(qp);
 	if (n > qp->rq_wqe_cnt)
 		n = qp->rq_wqe_cnt;
 	while (n--) {
-		sim_rq_cqe(qp, &ci);
+		sim_rq_cqe(qp, &ci, qp->rq_ci++);
 		atomic64_inc(&qp->sim->estats.flushed);
 		work = true;
 	}

@@ -9,7 +9,7 @@
  * The data path (engine.c, sq.c, rq.c, cqe.c) runs in each device's engine
  * thread, under rcu_read_lock() for one WQE at a time, and takes
  *   qp->sq_lock (the requester) -> peer qp->rq_lock (the responder, maybe
- *   on another device) -> cq->lock -> eq_lock,
+ *   on another device) -> srq->lock -> cq->lock -> eq_lock,
  * never two locks of one kind. Commands take sq_lock and rq_lock of a QP to
  * change its state; objects leave their xarray and wait for an RCU grace
  * period before they are freed, so the engine never sees a freed object.
@@ -283,6 +283,27 @@ struct sim_cq {
 	bool overrun;			/* stopped: CQ error raised */
 };
 
+/* A shared receive queue: freed after a grace period, like a CQ. */
+struct sim_srq {
+	struct mlx5sp_sim *sim;
+	u32 srqn;
+	u32 pd;
+	u8 log_size;
+	u8 stride_shift;		/* log2 bytes of a WQE */
+	u32 nent;
+	u64 dbr_addr;
+	__be32 *dbr;			/* [0]: WQEs posted (16 bits) */
+	struct sim_buf buf;
+	atomic_t users;			/* QPs using it */
+	struct list_head dead;		/* out of the table, to be freed */
+
+	spinlock_t lock;		/* protects everything below */
+	u16 head;			/* index of the next WQE to use */
+	u16 ci;				/* WQEs used (free running) */
+	u16 lwm;			/* limit watermark */
+	bool armed;			/* SRQ_RQ_LIMIT when below lwm */
+};
+
 /* Requester waits: RNR NAK timer or a retransmission timeout. */
 enum sim_sq_wait {
 	SIM_SQ_RUN,
@@ -298,6 +319,7 @@ struct sim_qp {
 	u32 pd;
 	struct sim_cq *scq;		/* NULL without an SQ */
 	struct sim_cq *rcq;		/* NULL without an RQ */
+	struct sim_srq *srq;		/* receives from an SRQ, or NULL */
 	struct sim_buf buf;		/* RQ first, SQ after */
 	u64 dbr_addr;
 	__be32 *dbr;			/* [MLX5_RCV_DBR], [MLX5_SND_DBR] */
@@ -351,6 +373,7 @@ struct sim_qp {
 
 	spinlock_t rq_lock;		/* protects the responder below */
 	u16 rq_ci;			/* next receive WQE */
+	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised in ERR */
 };
 
 struct sim_gid {
@@ -477,9 +500,11 @@ struct mlx5sp_sim {
 	struct xarray cqs;		/* cqn -> sim_cq, RCU */
 	struct xarray qps;		/* qpn -> sim_qp, RCU */
 	struct xarray psvs;		/* PSV index -> sim_psv, RCU (sig.c) */
+	struct xarray srqs;		/* srqn -> sim_srq, RCU */
 	u32 next_mkey;			/* cyclic allocation hints */
 	u32 next_cqn;
 	u32 next_qpn;
+	u32 next_srqn;
 
 	/* RoCE: the port's netdev (held) and GID table */
 	netdevice_tracker netdev_tracker;
@@ -676,6 +701,17 @@ void sim_cq_destroy_all(struct mlx5sp_sim *sim);
 struct sim_cq *sim_cq_get(struct mlx5sp_sim *sim, u32 cqn);
 void sim_cq_put(struct sim_cq *cq);
 bool sim_cq_poll_arm(struct sim_cq *cq);
+
+/* srq.c */
+int sim_cmd_create_srq(struct sim_cmd *c);
+int sim_cmd_destroy_srq(struct sim_cmd *c);
+int sim_cmd_query_srq(struct sim_cmd *c);
+int sim_cmd_arm_rq(struct sim_cmd *c);
+void sim_srq_destroy_all(struct mlx5sp_sim *sim);
+struct sim_srq *sim_srq_get(struct mlx5sp_sim *sim, u32 srqn);
+void sim_srq_put(struct sim_srq *srq);
+int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx);
+bool sim_srq_has_wqe(struct sim_srq *srq);
 
 /* cqe.c */
 struct sim_cqe_info {

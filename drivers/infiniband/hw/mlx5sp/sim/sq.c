@@ -11,7 +11,9 @@
  * error moves the QP to ERR and the rest is flushed; no receive WQE at the
  * peer is an RNR NAK (retried after the peer's min_rnr_nak timer,
  * rnr_retry times, 7 forever); a peer that is missing or not receiving is
- * a lost packet (retried after ack_timeout, retry_count times).
+ * a lost packet (retried after ack_timeout, retry_count times). UC runs
+ * the same path without ACKs: SEND and RDMA WRITE only, and whatever the
+ * responder drops is gone, the requester completes successfully.
  *
  * Runs in the engine with rcu_read_lock() and the QP's sq_lock held.
  */
@@ -174,7 +176,7 @@ static struct sim_qp *sim_sq_peer(struct sim_qp *qp)
 	if (!qp->peer_sim)
 		return NULL;
 	peer = sim_qp_lookup(qp->peer_sim, qp->remote_qpn);
-	if (!peer || peer->st != MLX5_QP_ST_RC)
+	if (!peer || peer->st != qp->st)
 		return NULL;
 	return peer;
 }
@@ -278,6 +280,12 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 
 	peer = sim_sq_peer(qp);
 	res = peer ? sim_rq_execute(eng, peer, &r) : SIM_RESP_NOT_READY;
+	/*
+	 * UC has no ACKs: what the responder dropped (no receive WQE, an
+	 * error, a peer not there) is lost, and the requester never knows.
+	 */
+	if (qp->st == MLX5_QP_ST_UC && res != SIM_RESP_OK)
+		return sim_sq_done(qp, w, 0);
 	switch (res) {
 	case SIM_RESP_OK:
 		break;
@@ -427,12 +435,15 @@ static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
 		return sim_sq_umr(eng, qp, &w);
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
-		if (qp->st != MLX5_QP_ST_RC)
+		if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC)
 			return sim_sq_ud(eng, qp, &w);
 		return sim_sq_rc(eng, qp, &w);
 	case MLX5_OPCODE_SEND_INVAL:
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC)
+			break;
+		return sim_sq_rc(eng, qp, &w);
 	case MLX5_OPCODE_RDMA_READ:
 	case MLX5_OPCODE_ATOMIC_CS:
 	case MLX5_OPCODE_ATOMIC_FA:

@@ -7,7 +7,7 @@
  * 0x5b<area><nn>: area 01 generic, 02 HCA life cycle, 03 ISSI, 04 pages,
  * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 09 MKEY, 0a CQ, 0b QP,
  * 0c RoCE addresses and vports, 0d transport domains, 0e DMA buffers,
- * 0f model-internal, 10 DEVX user contexts and user memory.
+ * 0f model-internal, 10 DEVX user contexts and user memory, 11 SRQ.
  */
 #ifndef MLX5SP_SIM_SYNDROMES_H
 #define MLX5SP_SIM_SYNDROMES_H
@@ -245,6 +245,24 @@ enum mlx5sp_sim_syndrome {
 	 * translation mode that takes none
 	 */
 	MLX5SP_SIM_SYND_UMEM_PARTIAL = 0x5b10000f,
+	/* no free SRQ number */
+	MLX5SP_SIM_SYND_SRQ_EXHAUSTED = 0x5b110001,
+	/* SRQ number does not exist */
+	MLX5SP_SIM_SYND_SRQ_NOT_FOUND = 0x5b110002,
+	/* wq_signature, cont_srq or a state not GOOD: not supported */
+	MLX5SP_SIM_SYND_SRQ_UNSUPPORTED = 0x5b110003,
+	/* log_srq_size or log_rq_stride out of range */
+	MLX5SP_SIM_SYND_SRQ_BAD_SIZE = 0x5b110004,
+	/* SRQ pd does not exist */
+	MLX5SP_SIM_SYND_SRQ_BAD_PD = 0x5b110005,
+	/* SRQ dbr_addr not usable memory */
+	MLX5SP_SIM_SYND_SRQ_BAD_DBR = 0x5b110006,
+	/* SRQ still used by a QP */
+	MLX5SP_SIM_SYND_SRQ_IN_USE = 0x5b110007,
+	/* ARM_RQ lwm not below the SRQ size */
+	MLX5SP_SIM_SYND_SRQ_BAD_LWM = 0x5b110008,
+	/* QP srqn does not exist */
+	MLX5SP_SIM_SYND_QP_BAD_SRQN = 0x5b110009,
 };
 
 #endif /* MLX5SP_SIM_SYNDROMES_H */
