@@ -783,6 +783,8 @@ static void ulp_sig_pipelining_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ud), -EOPNOTSUPP);
 	if (!IS_ERR(ud))
 		ib_destroy_qp(ud);
+}
+
 /* Post one WR on @qp and wait for its completion. */
 static enum ib_wc_status ulp_post_one(struct kunit *test, struct ulp *u,
 				      struct ib_qp *qp, struct ib_send_wr *wr)
