@@ -690,7 +690,12 @@ static int check_create_attr(struct mlx5sp_ib_dev *dev,
 		return -EOPNOTSUPP;
 	if (attr->qp_type == IB_QPT_GSI && udata)
 		return -EINVAL;
-	if ((attr->create_flags & ~MLX5SP_QP_CREATE_SIG_PIPELINING) ||
+	/*
+	 * Blocking multicast loopback holds trivially: the device delivers no
+	 * multicast at all.
+	 */
+	if ((attr->create_flags & ~(MLX5SP_QP_CREATE_SIG_PIPELINING |
+				    IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)) ||
 	    attr->rwq_ind_tbl || attr->xrcd)
 		return -EOPNOTSUPP;
 	/* signature pipelining: kernel RC QPs (users ask through mlx5dv) */
