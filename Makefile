@@ -54,19 +54,29 @@ test: modules userspace userprogs check
 	@$(TOP)/tests/run-all
 
 # Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
-# and run in the VMs: the bad-input test and the benchmark.
+# and run in the VMs: the bad-input and signature pipelining tests, the
+# benchmarks, and libmlx5sp with its example (mlx5sp-read-target).
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
-USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/bench/mlx5sp-bench
+USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
+	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
-userprogs: setup $(USER_PROGS)
+userprogs: setup userspace $(USER_PROGS)
 
 $(TOP)/.build/tests/bad_input: $(TOP)/tests/userspace/bad_input.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
+
+$(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+$(TOP)/.build/bench/mlx5sp-sigbench: $(TOP)/bench/mlx5sp-sigbench.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 # rxe against a model device in one stock-kernel VM (scripts/bench).
 bench: modules userprogs

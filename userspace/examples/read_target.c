@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <arpa/inet.h>
 
 #include <mlx5sp/pipeline.h>
@@ -64,6 +65,7 @@ struct read_req {
 };
 
 static unsigned int nreads = 8, nblocks = 4, gid_index = 1;
+#define TIMEOUT_S	30
 static struct read_req reads[MAX_READS];
 
 /* T10-DIF CRC16: polynomial 0x8bb7, no reflection, initial value 0. */
@@ -360,7 +362,8 @@ int main(int argc, char **argv)
 	struct mlx5sp_pipe_attr pa = {};
 	struct mlx5sp_pipe *pipe;
 	union ibv_gid gid;
-	unsigned int k, got = 0, rounds = 0, bad_seen = 0;
+	unsigned int k, got = 0, bad_seen = 0;
+	struct timespec now, end;
 	int opt, i, n, ret, errors = 0;
 	struct ibv_wc wc[16];
 	char *colon;
@@ -445,7 +448,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	while (got < nreads && rounds++ < 2000000) {
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += TIMEOUT_S;
+	while (got < nreads) {
 		struct ibv_async_event ev;
 
 		if (ibv_get_async_event(t.ctx, &ev) == 0) {
@@ -497,6 +502,14 @@ int main(int argc, char **argv)
 			if (check_initiator(&ini, k, resp, &t))
 				errors++;
 			got++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec)) {
+			fprintf(stderr, "timeout: %u of %u responses after %d s\n",
+				got, nreads, TIMEOUT_S);
+			errors++;
+			break;
 		}
 	}
 	for (k = 0; k < nreads; k++) {
