@@ -50,7 +50,10 @@ struct mlx5sp_pipe;
 
 /* Called for every completion the library polls while handling SQD. */
 typedef void (*mlx5sp_wc_fn)(const struct ibv_wc *wc, void *arg);
-/* Called for every transaction the library ends (good or bad). */
+/*
+ * Called for every transaction mlx5sp_pipe_sqd() ends with a signature
+ * error (mlx5sp_txn_end() returns its result instead).
+ */
 typedef void (*mlx5sp_txn_fn)(struct mlx5sp_txn *txn, void *arg);
 
 struct mlx5sp_pipe_attr {
