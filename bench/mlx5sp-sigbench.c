@@ -140,7 +140,7 @@ static void setup_end(struct qpend *e, size_t len, int target)
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 64, .max_recv_wr = NR_RECV,
 			 .max_send_sge = 1, .max_recv_sge = 1,
-			 .max_inline_data = 64 },
+			 .max_inline_data = 256 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND |

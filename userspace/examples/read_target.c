@@ -133,7 +133,7 @@ static int open_end(struct end *e, struct ibv_device *dev, size_t len,
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 4 * MAX_READS, .max_recv_wr = 2 * MAX_READS,
 			 .max_send_sge = 1, .max_recv_sge = 1,
-			 .max_inline_data = 64 },
+			 .max_inline_data = 256 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE,
 	};
@@ -254,9 +254,6 @@ static int post_read(struct end *t, struct end *ini, unsigned int k)
 	char resp[RESP_LEN];
 	int ret;
 
-	r->txn.sig_mkey = r->mkey;
-	r->txn.resp_wr_id = WRID_GOOD | k;
-	r->txn.ctx = r;
 	snprintf(resp, sizeof(resp), "GOOD %u", k);
 
 	ibv_wr_start(qpx);
@@ -439,6 +436,10 @@ int main(int argc, char **argv)
 	the_pipe = pipe;
 
 	for (k = 0; k < nreads; k++) {
+		/* the transaction names its MKEY and response before it opens */
+		reads[k].txn.sig_mkey = reads[k].mkey;
+		reads[k].txn.resp_wr_id = WRID_GOOD | k;
+		reads[k].txn.ctx = &reads[k];
 		ret = mlx5sp_txn_open(pipe, &reads[k].txn);
 		if (!ret)
 			ret = post_read(&t, &ini, k);
