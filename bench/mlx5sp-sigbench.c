@@ -3,13 +3,13 @@
  * mlx5sp-sigbench: what signature pipelining buys a storage target's READ
  * path, and what the model's signature engine costs against the raw CRC.
  *
- *   mlx5sp-sigbench [-n ITERS] [-r ROUNDS] [-b BLOCKS] DEV
+ *   mlx5sp-sigbench [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]] [-S] DEV
  *
  * 1. READ latency. A target QP (MLX5DV_QP_CREATE_SIG_PIPELINING) and an
  *    initiator QP on DEV, connected in this process. One READ sends BLOCKS
  *    512-byte blocks, stored with T10-DIF, through a signature MKEY
  *    (memory T10-DIF checked, wire none: stripped) with an RDMA WRITE and
- *    then a 16-byte response SEND. Pipelined: the WRITE and the fenced
+ *    then a 16-byte response SEND (BLOCKS: 1 and 8 unless given). Pipelined: the WRITE and the fenced
  *    response are posted together. Sequential: the WRITE is posted
  *    signalled, its completion awaited, the MKEY checked
  *    (mlx5dv_mkey_check), then the response posted. The latency is from
@@ -23,7 +23,8 @@
  *    (/sys/kernel/debug/mlx5sp_sim/DEV/sig_bench: a T10-DIF checked and
  *    stripped transfer against crc_t10dif alone over the same buffers, in
  *    the kernel) and prints the ratio (target >= 0.8), and any further
- *    pair it reports (NAME_check_strip_Bps against NAME_Bps).
+ *    pair it reports (NAME_check_strip_Bps against NAME_Bps). -S: only
+ *    this part.
  *
  * The targets are printed, not enforced; exit status 1 only when a verb,
  * a completion or a check fails.
@@ -53,7 +54,10 @@
 #define WRID_DATA	2
 #define WRID_RESP	3
 
-static unsigned int iters = 200, rounds = 10, nblocks = 8;
+#define MAX_SIZES	8
+
+static unsigned int iters = 200, rounds = 10, nblocks;
+static unsigned int sizes[MAX_SIZES] = { 1, 8 }, nsizes = 2;
 
 struct qpend {
 	struct ibv_cq *cq;
@@ -318,12 +322,14 @@ static void setup_mkey(void)
 	wait_wc(tgt.cq, &wc, WRID_CONF);
 }
 
+static unsigned int cur_blocks;		/* this measurement's READ size */
+
 static void post_write(int signalled)
 {
 	qpx->wr_id = WRID_DATA;
 	qpx->wr_flags = signalled ? IBV_SEND_SIGNALED : 0;
 	ibv_wr_rdma_write(qpx, ini.mr->rkey, (uintptr_t)ini.buf);
-	ibv_wr_set_sge(qpx, mkey->lkey, 0, nblocks * BLOCK);
+	ibv_wr_set_sge(qpx, mkey->lkey, 0, cur_blocks * BLOCK);
 }
 
 static void post_resp(void)
@@ -398,7 +404,7 @@ static double median(double *v, unsigned int n)
 	return n ? v[n / 2] : 0;
 }
 
-static void latency(void)
+static void latency(unsigned int blocks)
 {
 	double *s[2], med[2], ratio;
 	unsigned int r, i, n[2] = { 0, 0 }, b;
@@ -408,6 +414,8 @@ static void latency(void)
 	s[1] = calloc((size_t)rounds * iters, sizeof(double));
 	if (!s[0] || !s[1])
 		die("calloc", ENOMEM);
+	cur_blocks = blocks;
+	memset(ini.buf, 0, (size_t)nblocks * BLOCK);
 	/* warm up both paths */
 	for (i = 0; i < 20; i++) {
 		one_read(0);
@@ -422,7 +430,7 @@ static void latency(void)
 				s[m][n[m]++] = one_read(m);
 		}
 	/* the stripped data arrived */
-	for (b = 0; b < nblocks; b++)
+	for (b = 0; b < blocks; b++)
 		if (memcmp(ini.buf + (size_t)b * BLOCK,
 			   tgt.buf + (size_t)b * (BLOCK + PI), BLOCK))
 			die("data", EIO);
@@ -430,7 +438,7 @@ static void latency(void)
 	med[1] = median(s[1], n[1]);
 	ratio = med[0] > 0 ? med[1] / med[0] : 0;
 	printf("READ of %u x 512 B (T10-DIF checked and stripped), %u READs per mode\n",
-	       nblocks, n[0]);
+	       blocks, n[0]);
 	printf("  sequential (WRITE, wait, mlx5dv_mkey_check, SEND)  median %9.2f us\n",
 	       med[0]);
 	printf("  pipelined  (WRITE + fenced SEND posted together)   median %9.2f us\n",
@@ -488,19 +496,36 @@ static void sig_bench(const char *dev)
 int main(int argc, char **argv)
 {
 	unsigned int i;
-	int opt;
+	int opt, only_engine = 0;
+	char *tok;
 
-	while ((opt = getopt(argc, argv, "n:r:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:b:S")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
-		case 'b': nblocks = atoi(optarg); break;
+		case 'b':
+			nsizes = 0;
+			for (tok = strtok(optarg, ","); tok && nsizes < MAX_SIZES;
+			     tok = strtok(NULL, ","))
+				sizes[nsizes++] = atoi(tok);
+			break;
+		case 'S': only_engine = 1; break;
 		default: goto usage;
 		}
 	}
-	if (optind != argc - 1 || !iters || !rounds || !nblocks || nblocks > 256)
+	if (optind != argc - 1 || !iters || !rounds || !nsizes)
 		goto usage;
+	for (i = 0; i < nsizes; i++) {
+		if (!sizes[i] || sizes[i] > 256)
+			goto usage;
+		if (sizes[i] > nblocks)
+			nblocks = sizes[i];
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (only_engine) {
+		sig_bench(argv[optind]);
+		return 0;
+	}
 	open_dev(argv[optind]);
 	setup_end(&tgt, (size_t)nblocks * (BLOCK + PI), 1);
 	setup_end(&ini, (size_t)nblocks * BLOCK + NR_RECV * RESP_LEN, 0);
@@ -511,10 +536,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_RECV; i++)
 		post_recv(i);
 	setup_mkey();
-	latency();
+	for (i = 0; i < nsizes; i++)
+		latency(sizes[i]);
 	sig_bench(argv[optind]);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-n ITERS] [-r ROUNDS] [-b BLOCKS] DEV\n", argv[0]);
+	fprintf(stderr, "usage: %s [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]] [-S] DEV\n",
+		argv[0]);
 	return 2;
 }
