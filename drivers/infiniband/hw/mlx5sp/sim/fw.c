@@ -40,17 +40,6 @@ struct sim_cmd_desc {
 	.fn = handler,							\
 }
 
-/* An output whose tail is optional: @out_len bytes are enough. */
-#define SIM_CMD_OUTLEN(op, in_t, out_len, st, opm, handler) {		\
-	.opcode = MLX5_CMD_OP_##op,					\
-	.op_mod_used = opm,						\
-	.states = st,							\
-	.inlen = MLX5_ST_SZ_BYTES(in_t),				\
-	.outlen = out_len,						\
-	.name = #op,							\
-	.fn = handler,							\
-}
-
 #define SIM_ST_ENABLED	(SIM_ST(ENABLED) | SIM_ST(INITIALIZED))
 #define SIM_ST_INIT	SIM_ST(INITIALIZED)
 
@@ -119,13 +108,16 @@ static const struct sim_cmd_desc sim_cmds[] = {
 		SIM_ST_INIT, false, sim_cmd_create_qp),
 	SIM_CMD(DESTROY_QP, destroy_qp_in, destroy_qp_out,
 		SIM_ST_INIT, false, sim_cmd_destroy_qp),
-	/*
-	 * Up to the PAS: libmlx5 asks for no more (its query_qp_out ends
-	 * there, e.g. in mlx5dv_qp_cancel_posted_send_wrs), as firmware allows.
-	 */
-	SIM_CMD_OUTLEN(QUERY_QP, query_qp_in,
-		       MLX5_BYTE_OFF(query_qp_out, qp_pas_or_qpc_ext_and_pas),
-		       SIM_ST_INIT, false, sim_cmd_query_qp),
+	{
+		/* no PAS come back: the output need only hold the context */
+		.opcode = MLX5_CMD_OP_QUERY_QP,
+		.states = SIM_ST_INIT,
+		.inlen = MLX5_ST_SZ_BYTES(query_qp_in),
+		.outlen = MLX5_BYTE_OFF(query_qp_out,
+					qp_pas_or_qpc_ext_and_pas),
+		.name = "QUERY_QP",
+		.fn = sim_cmd_query_qp,
+	},
 	SIM_CMD(RST2INIT_QP, rst2init_qp_in, rst2init_qp_out,
 		SIM_ST_INIT, false, sim_cmd_modify_qp),
 	SIM_CMD(INIT2INIT_QP, init2init_qp_in, init2init_qp_out,
