@@ -802,6 +802,39 @@ static int poll_initiator(const struct scenario *sc)
 }
 
 /*
+ * At the first stop: the WRITEs the SQ ran. Paired, it stops before the
+ * failing WRITE's fenced response; batched, after sig_runon more WRITEs
+ * (unfenced), at the latest before the first (fenced) response. The data
+ * of a failing transfer moves all the same, so a region written is a
+ * WRITE executed.
+ */
+static void check_run_on(const struct scenario *sc)
+{
+	unsigned int i, k, first = MAX_TXN, ran, written;
+
+	for (i = 0; i < sc->n && first == MAX_TXN; i++)
+		if (sc->bad[i] != OK)
+			first = i;
+	if (first == MAX_TXN)
+		return;
+	ran = first + 1 + (sc->batched ? sc->runon : 0);
+	if (ran > sc->n)
+		ran = sc->n;
+	for (i = 0, written = 0; i < sc->n; i++) {
+		for (k = 0; k < txns[i].wire_len && !txns[i].dst[k]; k++)
+			;
+		if ((k < txns[i].wire_len) == (i < ran))
+			written++;
+		else
+			printf("    txn %u: WRITE %s before the stop\n", i,
+			       i < ran ? "not executed" : "executed");
+	}
+	check(written == sc->n,
+	      "[%s] stop 1: the SQ ran WRITEs 0..%u (failing WRITE %u, sig_runon %d)",
+	      sc->name, ran - 1, first, sc->runon);
+}
+
+/*
  * The SQD procedure of mlx5dv_qp_cancel_posted_send_wrs(3). Returns the
  * number of bad transactions found.
  */
@@ -817,6 +850,8 @@ static unsigned int handle_sqd(const struct scenario *sc, unsigned int stop)
 	      sc->name, stop);
 	/* 1. poll until empty once */
 	poll_target(sc);
+	if (stop == 1)
+		check_run_on(sc);
 	if (stop == 1 && round_no == 1) {
 		ret = mlx5dv_qp_cancel_posted_send_wrs(tgt.dvqp, 0xdeadbeefULL);
 		check(ret == 0, "[%s] cancel of an unknown WR ID in SQD returns 0 (%d)",
