@@ -366,16 +366,25 @@ static int slot_wait(struct mlx5sp_dev *dev, struct mlx5sp_cmd_slot *slot,
 {
 	struct mlx5sp_cmd *cmd = &dev->cmd;
 	unsigned long end = jiffies + msecs_to_jiffies(cmd->timeout_ms);
+	bool woken = false;
 	unsigned long flags;
 	int err = 0;
 
-	if (events) {
-		wait_for_completion_timeout(&slot->done,
-					    msecs_to_jiffies(cmd->timeout_ms));
-	} else {
-		while (slot_hw_owned(slot) && !completion_done(&slot->done) &&
-		       time_before(jiffies, end))
-			usleep_range(10, 50);
+	/*
+	 * Ownership says when firmware is done; a completion only wakes us,
+	 * and may come early (an event raised before ownership is handed
+	 * back, a late event of the slot's previous command): after it, poll.
+	 */
+	while (slot_hw_owned(slot) && !READ_ONCE(slot->forced_err) &&
+	       time_before(jiffies, end)) {
+		if (events && !woken) {
+			if (!wait_for_completion_timeout(&slot->done,
+							 end - jiffies))
+				break;
+			woken = true;
+			continue;
+		}
+		usleep_range(10, 50);
 	}
 
 	spin_lock_irqsave(&cmd->lock, flags);

@@ -174,7 +174,6 @@ enum sim_obj_type {
 	SIM_OBJ_NR,
 };
 
-
 #define SIM_MKEY_MIN_SHIFT	12
 #define SIM_MKEY_MAX_SHIFT	30
 #define SIM_MKEY_MAX_MTT	BIT(22)

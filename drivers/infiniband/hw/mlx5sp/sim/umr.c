@@ -9,15 +9,17 @@
  *
  * Rules, as firmware keeps them: the target exists, was created with
  * umr_en, is MTT or KLMS and belongs to the QP's PD; the free checks and
- * the QP check of the flags hold (see sim_umr_apply() for their names); only the fields mkey_mask names change;
+ * the QP check of the flags hold (see sim_umr_apply() for their names);
+ * only the fields mkey_mask names change;
  * translations fit what the key was created with; every MTT page is
  * memory and every KLM reaches a live key of the same PD (memory windows:
  * with local write if the window gives remote write or atomic). A bad UMR
  * completes in error (the caller moves the QP to error) and leaves the
  * target free if it had started to change it.
  *
- * Issue 4 extends this with the BSF (sim_umr_set_bsf()) for signature
- * keys; the KLM list is already what a signature key's data layout is.
+ * A key created with bsf_en gets a BSF (sim_umr_set_bsf()) and becomes a
+ * signature key: its KLMs (a list or a repeat block) lay out its memory
+ * domain, and transfers through it run the signature engine (xfer.c).
  */
 
 #include <kunit/visibility.h>
@@ -450,7 +452,11 @@ static u8 sim_umr_apply(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 			return synd;
 	}
 
-	write_seqcount_begin(&mk->seq);
+	/*
+	 * Inside, sim_umr_covered() reads the keys the KLMs name, never this
+	 * one (a KLM into a KLMS key is refused): same lock class, nested.
+	 */
+	write_seqcount_begin_nested(&mk->seq, SINGLE_DEPTH_NESTING);
 	/* entries given for another page size are not pages of this one */
 	if (mtt && st.page_shift != mk->page_shift)
 		memset(mk->mtt, 0, mk->nmtt * sizeof(*mk->mtt));

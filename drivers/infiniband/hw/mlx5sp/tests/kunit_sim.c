@@ -7,6 +7,7 @@
  * <linux/mlx5/qp.h> segments and doorbells rung through the BAR.
  */
 #include <kunit/test.h>
+#include <linux/crc-t10dif.h>
 #include <linux/delay.h>
 #include <linux/ipv6.h>
 #include <linux/mm.h>
@@ -604,6 +605,8 @@ struct t_wr {
 	u8 opcode;
 	u32 lkey;
 	void *addr;
+	u64 lva;			/* with lkey_va: addr is not memory */
+	bool lkey_va;
 	u32 len;
 	u32 rkey;
 	void *raddr;
@@ -645,7 +648,7 @@ static void t_post_send(struct t_dev *d, struct t_qp *qp,
 	dseg = seg;
 	dseg->byte_count = cpu_to_be32(wr->len);
 	dseg->lkey = cpu_to_be32(wr->lkey);
-	dseg->addr = cpu_to_be64(t_pa(wr->addr));
+	dseg->addr = cpu_to_be64(wr->lkey_va ? wr->lva : t_pa(wr->addr));
 	ds++;
 
 	ctrl->opmod_idx_opcode = cpu_to_be32(qp->sq_pi << 8 | wr->opcode);
@@ -1186,6 +1189,279 @@ static void sqd_drain_sigerr_param(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, status, MLX5_CMD_STAT_BAD_PARAM_ERR);
 }
 
+/* ---- signature keys in the data path ---------------------------------- */
+
+#define T_SIG_BLOCKS	2
+#define T_SIG_APP	0x1234
+#define T_SIG_REF	7
+
+/* A PSV and a signature key (KLMS, free, umr_en, bsf_en) of the PD. */
+static u32 t_sig_key(struct t_dev *d, bool bsf_cap)
+{
+	u32 out[MLX5_ST_SZ_DW(create_mkey_out)] = {};
+	void *in, *mkc;
+
+	in = kunit_kzalloc(d->test, MLX5_ST_SZ_BYTES(create_mkey_in),
+			   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(d->test, in);
+	MLX5_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
+	MLX5_SET(mkc, mkc, free, 1);
+	MLX5_SET(mkc, mkc, umr_en, 1);
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, pd, d->pdn);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, translations_octword_size, 8);
+	MLX5_SET(mkc, mkc, bsf_en, bsf_cap);
+	MLX5_SET(mkc, mkc, bsf_octword_size, bsf_cap ? 4 : 0);
+	KUNIT_ASSERT_EQ(d->test, t_cmd(d, in, MLX5_ST_SZ_BYTES(create_mkey_in),
+				       out, sizeof(out)), 0);
+	return MLX5_GET(create_mkey_out, out, mkey_index) << 8;
+}
+
+static u32 t_psv(struct t_dev *d)
+{
+	u32 in[MLX5_ST_SZ_DW(create_psv_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(create_psv_out)] = {};
+
+	MLX5_SET(create_psv_in, in, opcode, MLX5_CMD_OP_CREATE_PSV);
+	MLX5_SET(create_psv_in, in, num_psv, 1);
+	MLX5_SET(create_psv_in, in, pd, d->pdn);
+	KUNIT_ASSERT_EQ(d->test, t_cmd(d, in, sizeof(in), out, sizeof(out)), 0);
+	return MLX5_GET(create_psv_out, out, psv0_index);
+}
+
+/* Memory: T10-DIF (CRC guard, seed 0, app tag, ref tag + block), 512. */
+static void t_sig_bsf(struct mlx5_bsf *bsf, u32 psv, u8 bs_selector)
+{
+	memset(bsf, 0, sizeof(*bsf));
+	bsf->basic.bsf_size_sbs = MLX5SP_BSF_SIZE_WITH_INLINE <<
+				  MLX5SP_BSF_SIZE_SHIFT;
+	bsf->basic.check_byte_mask = 0xff;
+	bsf->basic.raw_data_size = cpu_to_be32(U32_MAX);
+	bsf->basic.mem.bs_selector = bs_selector;
+	bsf->basic.m_bfs_psv = cpu_to_be32(psv);
+	bsf->m_inl.vld_refresh = cpu_to_be16(MLX5_BSF_INL_VALID |
+					     MLX5_BSF_REFRESH_DIF);
+	bsf->m_inl.dif_apptag = cpu_to_be16(T_SIG_APP);
+	bsf->m_inl.dif_reftag = cpu_to_be32(T_SIG_REF);
+	bsf->m_inl.rp_inv_seed = MLX5_BSF_REPEAT_BLOCK;
+	bsf->m_inl.sig_type = MLX5_DIF_CRC;
+	bsf->m_inl.dif_inc_ref_guard_check = MLX5_BSF_INC_REFTAG;
+	bsf->m_inl.dif_app_bitmask_check = cpu_to_be16(0xffff);
+}
+
+/*
+ * A UMR giving @key the layout @xlt (@nxlt 16-byte units: KLMs or a repeat
+ * block) of @len memory bytes, and @bsf (NULL: no BSF_EN). Four basic
+ * blocks, signalled.
+ */
+static void t_post_umr(struct t_dev *d, struct t_qp *qp, u32 key,
+		       const void *xlt, u32 nxlt, u64 len,
+		       const struct mlx5_bsf *bsf)
+{
+	u8 w[4 * MLX5_SEND_WQE_BB] = {};
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)w;
+	struct mlx5_wqe_umr_ctrl_seg *uc = (void *)(ctrl + 1);
+	void *mkc = uc + 1;
+	u8 *p = mkc + MLX5_ST_SZ_BYTES(mkc);
+	u64 mask = MLX5_MKEY_MASK_FREE | MLX5_MKEY_MASK_LEN |
+		   MLX5_MKEY_MASK_LR | MLX5_MKEY_MASK_LW |
+		   MLX5_MKEY_MASK_RR | MLX5_MKEY_MASK_RW;
+	u32 ds, i;
+
+	uc->flags = MLX5_UMR_INLINE;
+	uc->xlt_octowords = cpu_to_be16(4);
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, lw, 1);
+	MLX5_SET(mkc, mkc, rr, 1);
+	MLX5_SET(mkc, mkc, rw, 1);
+	MLX5_SET64(mkc, mkc, len, len);
+	memcpy(p, xlt, nxlt * 16);
+	p += 4 * 16;
+	if (bsf) {
+		mask |= MLX5_MKEY_MASK_BSF_EN;
+		MLX5_SET(mkc, mkc, bsf_en, 1);
+		uc->bsf_octowords = cpu_to_be16(sizeof(*bsf) / 16);
+		memcpy(p, bsf, sizeof(*bsf));
+		p += sizeof(*bsf);
+	}
+	uc->mkey_mask = cpu_to_be64(mask);
+	ds = (p - w) / MLX5_SEND_WQE_DS;
+	ctrl->opmod_idx_opcode = cpu_to_be32(qp->sq_pi << 8 | MLX5_OPCODE_UMR);
+	ctrl->qpn_ds = cpu_to_be32(qp->qpn << 8 | ds);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	ctrl->umr_mkey = cpu_to_be32(key);
+	for (i = 0; i < DIV_ROUND_UP(ds, 4); i++)
+		memcpy(qp->buf + 1024 + ((qp->sq_pi + i) & 15) *
+		       MLX5_SEND_WQE_BB, w + i * MLX5_SEND_WQE_BB,
+		       MLX5_SEND_WQE_BB);
+	qp->sq_pi += i;
+	dma_wmb();
+	WRITE_ONCE(qp->db[MLX5_SND_DBR], cpu_to_be32(qp->sq_pi));
+	d->mdev->ops->write64(d->mdev, d->uar * SZ_4K + MLX5SP_UAR_BF_OFFSET,
+			      *(u64 *)ctrl);
+}
+
+/* Blocks of data with their DIF: guard, app tag, ref tag + block. */
+static void t_dif_fill(u8 *data, u8 *pi, u32 pi_stride)
+{
+	int b, i;
+
+	for (b = 0; b < T_SIG_BLOCKS; b++) {
+		u8 *blk = data + b * pi_stride;
+		u8 *dif = pi + b * pi_stride;
+
+		for (i = 0; i < 512; i++)
+			blk[i] = b * 31 + i;
+		*(__be16 *)dif = cpu_to_be16(crc_t10dif(blk, 512));
+		*(__be16 *)(dif + 2) = cpu_to_be16(T_SIG_APP);
+		*(__be32 *)(dif + 4) = cpu_to_be32(T_SIG_REF + b);
+	}
+}
+
+static struct mlx5_cqe64 *t_expect(struct t_pair *p, u8 opcode)
+{
+	struct mlx5_cqe64 *cqe = t_poll(&p->d, T_WAIT_MS);
+
+	KUNIT_ASSERT_NOT_NULL(p->d.test, cqe);
+	KUNIT_EXPECT_EQ(p->d.test, cqe->op_own >> 4, opcode);
+	return cqe;
+}
+
+/*
+ * RDMA WRITEs through a signature key whose memory holds T10-DIF and whose
+ * wire holds none: checked and stripped; a bad guard and an injected app
+ * tag error are SIGERR CQEs before the WQE's CQE and the data still moves;
+ * an interleaved (repeat block) layout of separate data and metadata works
+ * the same; lengths are bounded by the wire domain; a BSF the engine
+ * refuses, or a BSF on a key created without bsf_en, fails the UMR.
+ */
+static void rc_sig_transfers(struct kunit *test)
+{
+	struct t_pair *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct t_wr wr = { .opcode = MLX5_OPCODE_RDMA_WRITE, .lkey_va = true,
+			   .len = T_SIG_BLOCKS * 512 };
+	struct mlx5_stride_block_ctrl_seg *rb;
+	struct mlx5_stride_block_entry *se;
+	struct mlx5_sig_err_cqe *se_cqe;
+	struct mlx5_klm klm[4] = {};
+	struct mlx5_bsf bsf;
+	struct mlx5_cqe64 *cqe;
+	u32 key, key2, plain, psv;
+	u8 *meta, *data2;
+	char inj[64];
+	int b;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t_pair_up(test, p, "kus9", 7);
+	psv = t_psv(&p->d);
+	key = t_sig_key(&p->d, true);
+	t_sig_bsf(&bsf, psv, MLX5SP_BS_512);
+	t_dif_fill(p->src, p->src + 512, 520);
+
+	klm[0].bcount = cpu_to_be32(T_SIG_BLOCKS * 520);
+	klm[0].key = cpu_to_be32(p->d.dma_key);
+	klm[0].va = cpu_to_be64(t_pa(p->src));
+	t_post_umr(&p->d, &p->a, key, klm, 1, T_SIG_BLOCKS * 520, &bsf);
+	t_expect(p, MLX5_CQE_REQ);
+
+	/* good: the data arrives without its PI, no SIGERR */
+	wr.lkey = key;
+	wr.rkey = p->d.dma_key;
+	wr.raddr = p->dst;
+	t_post_send(&p->d, &p->a, &wr);
+	t_expect(p, MLX5_CQE_REQ);
+	for (b = 0; b < T_SIG_BLOCKS; b++)
+		KUNIT_EXPECT_EQ(test, memcmp(p->dst + b * 512,
+					     p->src + b * 520, 512), 0);
+
+	/* a bad guard in block 1: SIGERR first, then the WRITE's CQE */
+	((u8 *)p->src)[520 + 512] ^= 0xff;
+	memset(p->dst, 0, 4096);
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_expect(p, MLX5_CQE_SIG_ERR);
+	se_cqe = (struct mlx5_sig_err_cqe *)cqe;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(se_cqe->syndrome),
+			MLX5SP_SIGERR_SYND_GUARD);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(se_cqe->mkey), key);
+	KUNIT_EXPECT_EQ(test, MLX5SP_SIGERR_DOMAIN(se_cqe),
+			MLX5SP_SIGERR_DOMAIN_MEMORY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(se_cqe->expected_reftag),
+			T_SIG_REF + 1);
+	t_expect(p, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, memcmp(p->dst + 512, p->src + 520, 512), 0);
+	((u8 *)p->src)[520 + 512] ^= 0xff;
+
+	/* an injected app tag error on the next transfer through the key */
+	snprintf(inj, sizeof(inj), "mkey=0x%x nth=1 kind=apptag", key);
+	KUNIT_ASSERT_EQ(test, sim_sig_inject_parse(p->d.sim, inj), 0);
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_expect(p, MLX5_CQE_SIG_ERR);
+	KUNIT_EXPECT_EQ(test,
+			be16_to_cpu(((struct mlx5_sig_err_cqe *)cqe)->syndrome),
+			MLX5SP_SIGERR_SYND_APPTAG);
+	t_expect(p, MLX5_CQE_REQ);
+
+	/* data and metadata apart, interleaved by a repeat block */
+	key2 = t_sig_key(&p->d, true);
+	data2 = p->src + 2048;
+	meta = p->src + 3072;
+	t_dif_fill(data2, meta, 512);
+	for (b = 0; b < T_SIG_BLOCKS; b++)
+		memmove(meta + b * 8, meta + b * 512, 8);
+	rb = (void *)klm;
+	memset(klm, 0, sizeof(klm));
+	rb->op = cpu_to_be32(MLX5_STRIDE_BLOCK_OP);
+	rb->bcount_per_cycle = cpu_to_be32(520);
+	rb->repeat_count = cpu_to_be32(T_SIG_BLOCKS);
+	rb->num_entries = cpu_to_be16(2);
+	se = (void *)(rb + 1);
+	se[0].stride = cpu_to_be16(512);
+	se[0].bcount = cpu_to_be16(512);
+	se[0].key = cpu_to_be32(p->d.dma_key);
+	se[0].va = cpu_to_be64(t_pa(data2));
+	se[1].stride = cpu_to_be16(8);
+	se[1].bcount = cpu_to_be16(8);
+	se[1].key = cpu_to_be32(p->d.dma_key);
+	se[1].va = cpu_to_be64(t_pa(meta));
+	t_post_umr(&p->d, &p->a, key2, klm, 3, T_SIG_BLOCKS * 520, &bsf);
+	t_expect(p, MLX5_CQE_REQ);
+	memset(p->dst, 0, 4096);
+	wr.lkey = key2;
+	t_post_send(&p->d, &p->a, &wr);
+	t_expect(p, MLX5_CQE_REQ);
+	KUNIT_EXPECT_EQ(test, memcmp(p->dst, data2, T_SIG_BLOCKS * 512), 0);
+	meta[8] ^= 1;			/* block 1's guard */
+	t_post_send(&p->d, &p->a, &wr);
+	t_expect(p, MLX5_CQE_SIG_ERR);
+	t_expect(p, MLX5_CQE_REQ);
+
+	/* a BSF with no block size, and a BSF on a plain KLM key: refused */
+	t_sig_bsf(&bsf, psv, 0);
+	t_post_umr(&p->d, &p->b, key2, klm, 3, T_SIG_BLOCKS * 520, &bsf);
+	cqe = t_expect(p, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	t_qp_reset(&p->d, &p->b);
+	t_qp_connect(&p->d, &p->b, p->a.qpn, p->d.gid, 7);
+	plain = t_sig_key(&p->d, false);
+	t_sig_bsf(&bsf, psv, MLX5SP_BS_512);
+	t_post_umr(&p->d, &p->b, plain, klm, 3, T_SIG_BLOCKS * 520, &bsf);
+	cqe = t_expect(p, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+
+	/* one byte past the wire domain (data only here) */
+	wr.lkey = key;
+	wr.len = T_SIG_BLOCKS * 512 + 1;
+	t_post_send(&p->d, &p->a, &wr);
+	cqe = t_expect(p, MLX5_CQE_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, ((struct mlx5_err_cqe *)cqe)->syndrome,
+			MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+}
+
 static struct kunit_case sim_rc_cases[] = {
 	KUNIT_CASE(rc_send_recv),
 	KUNIT_CASE(rc_write_read_atomic),
@@ -1196,6 +1472,7 @@ static struct kunit_case sim_rc_cases[] = {
 	KUNIT_CASE(sqd_stop_rule),
 	KUNIT_CASE(sqd_cancel_and_resume),
 	KUNIT_CASE(sqd_drain_sigerr_param),
+	KUNIT_CASE(rc_sig_transfers),
 	{}
 };
 
