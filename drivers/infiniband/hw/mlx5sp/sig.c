@@ -71,6 +71,7 @@ static u8 wc_opcode(u8 mlx5_opcode)
 	case MLX5_OPCODE_ATOMIC_FA:
 		return IB_WC_FETCH_ADD;
 	case MLX5_OPCODE_UMR:
+	case MLX5_OPCODE_SET_PSV:
 		return IB_WC_REG_MR;
 	case MLX5_OPCODE_NOP:
 		return MLX5SP_WC_OP_NONE;
@@ -129,7 +130,9 @@ int mlx5sp_qp_cancel_send_wrs(struct ib_qp *ibqp, u64 wr_id)
 			/* opcode and opmod cleared, the WQE index kept */
 			ctrl->opmod_idx_opcode = cpu_to_be32((v & 0xffff00) |
 							     MLX5_OPCODE_NOP);
-			n++;
+			/* a WR of several WQEs counts once, by its last */
+			if (!test_bit(idx, qp->sq.partial))
+				n++;
 		}
 		pos += nbb;
 	}
