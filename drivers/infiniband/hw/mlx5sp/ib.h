@@ -290,6 +290,7 @@ static inline void *mlx5sp_sq_bb(struct mlx5sp_qp *qp, u32 n)
 
 int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
 				  struct mlx5sp_qp *qp);
+bool mlx5sp_qp_sig_stopped(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp);
 
 static inline bool mlx5sp_qp_is_ud(const struct mlx5sp_qp *qp)
 {

@@ -1050,6 +1050,9 @@ static int modify_qp_locked(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	int err;
 
 	cur = attr_mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	/* stopped by a signature error (drain_sigerr): it is in SQD */
+	if (!(attr_mask & IB_QP_CUR_STATE) && mlx5sp_qp_sig_stopped(dev, qp))
+		cur = IB_QPS_SQD;
 	new = attr_mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, qp->ibqp.qp_type, attr_mask))
 		return -EINVAL;
