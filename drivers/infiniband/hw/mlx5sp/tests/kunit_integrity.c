@@ -114,6 +114,29 @@ static struct ki *ki_setup(struct kunit *test, u32 create_flags)
 	return k;
 }
 
+static void ki_dereg_action(void *mr)
+{
+	ib_dereg_mr(mr);
+}
+
+/* An integrity MR deregistered with the test if it does not do it first. */
+static struct ib_mr *ki_alloc_mr(struct kunit *test, struct ki *k, u32 nsg,
+				 u32 nmeta)
+{
+	struct ib_mr *mr = ib_alloc_mr_integrity(k->u->pd, nsg, nmeta);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(mr), "alloc: %ld", PTR_ERR(mr));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   ki_dereg_action, mr));
+	return mr;
+}
+
+static void ki_dereg(struct kunit *test, struct ib_mr *mr)
+{
+	kunit_remove_action(test, ki_dereg_action, mr);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+}
+
 /* Data byte @i of the two pages. */
 static u8 *ki_data(struct ki *k, u32 i)
 {
@@ -326,8 +349,7 @@ static void integrity_good(struct kunit *test)
 	struct ib_sig_attrs sa = {};
 	struct ib_mr *mr;
 
-	mr = ib_alloc_mr_integrity(k->u->pd, 4, 4);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(mr), "alloc: %ld", PTR_ERR(mr));
+	mr = ki_alloc_mr(test, k, 4, 4);
 	ki_fill(k, 3);
 
 	/* pass: metadata in its own buffer, PI on the wire, page lists */
@@ -377,7 +399,7 @@ static void integrity_good(struct kunit *test)
 		ki_inv(test, k, mr);
 		KUNIT_EXPECT_EQ(test, ib_poll_cq(k->u->cq, 1, &wc), 0);
 	}
-	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	ki_dereg(test, mr);
 }
 
 /* ---- the bad path: signature pipelining ------------------------------ */
@@ -558,8 +580,7 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 		rsge.addr = k->u->dma[1] + i * 64;
 		rwr.wr_id = 0x4000 + i;
 		KUNIT_ASSERT_EQ(test, ib_post_recv(k->u->qp[1], &rwr, NULL), 0);
-		tx[i].mr = ib_alloc_mr_integrity(k->u->pd, 1, 1);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(tx[i].mr));
+		tx[i].mr = ki_alloc_mr(test, k, 1, 1);
 		tx[i].bad = bad[i];
 		ki_tx_prepare(test, k, &tx[i], i, &sa);
 		if (bad[i])
@@ -641,7 +662,7 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 		KUNIT_EXPECT_EQ(test, ib_check_mr_status(tx[i].mr,
 							 IB_MR_CHECK_SIG_STATUS,
 							 &st), 0);
-		KUNIT_EXPECT_EQ(test, ib_dereg_mr(tx[i].mr), 0);
+		ki_dereg(test, tx[i].mr);
 	}
 	sim_sig_inject_parse(k->u->sim, "off");
 }
@@ -650,14 +671,13 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 static void ki_more_traffic(struct kunit *test, struct ki *k)
 {
 	struct ib_sig_attrs sa = { .check_mask = 0xff };
-	struct ib_mr *mr = ib_alloc_mr_integrity(k->u->pd, 2, 1);
+	struct ib_mr *mr = ki_alloc_mr(test, k, 2, 1);
 
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	ki_fill(k, 77);
 	ki_dif(&sa.mem, IB_T10DIF_CRC, 1, 2);
 	sa.wire = sa.mem;
 	ki_good(test, k, mr, &sa, 2, KI_DATA);
-	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	ki_dereg(test, mr);
 }
 
 static void integrity_pipelining(struct kunit *test)
@@ -708,8 +728,7 @@ static void integrity_cancel_err(struct kunit *test)
 	/* not stopped: nothing to cancel from */
 	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(k->u->qp[0], 1),
 			-EINVAL);
-	t->mr = ib_alloc_mr_integrity(k->u->pd, 1, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->mr));
+	t->mr = ki_alloc_mr(test, k, 1, 1);
 	ki_dif(&sa.mem, IB_T10DIF_CRC, 3, 4);
 	sa.wire = sa.mem;
 	ki_fill(k, 1);
@@ -753,7 +772,7 @@ static void integrity_cancel_err(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ((u8 *)k->u->buf[1])[0], 0);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(k->u->cq, 1, &wc), 0);
-	KUNIT_EXPECT_EQ(test, ib_dereg_mr(t->mr), 0);
+	ki_dereg(test, t->mr);
 }
 
 static void integrity_bad_input(struct kunit *test)
@@ -773,8 +792,7 @@ static void integrity_bad_input(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr_integrity(k->u->pd, 0, 1)),
 			-EINVAL);
-	mr = ib_alloc_mr_integrity(k->u->pd, 2, 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mr = ki_alloc_mr(test, k, 2, 1);
 	ki_dif(&sa.mem, IB_T10DIF_CRC, 1, 1);
 	sa.wire = sa.mem;
 	memcpy(mr->sig_attrs, &sa, sizeof(sa));
@@ -858,7 +876,7 @@ static void integrity_bad_input(struct kunit *test)
 	if (!IS_ERR(qp))
 		ib_destroy_qp(qp);
 
-	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	ki_dereg(test, mr);
 }
 
 static struct kunit_case integrity_cases[] = {
