@@ -52,7 +52,32 @@ struct ki {
 	void *peer;			/* what qp[1]'s side receives */
 	u64 peer_dma;
 	void *expect;
+	/*
+	 * Receives at the peer: a cancelled response leaves one posted, so
+	 * each takes the next 64-byte slot of buf[1] (the RQ is shallower
+	 * than the 64 slots: a slot is free again when it is reused).
+	 */
+	u32 recv_seq;
+	u32 recv_out;			/* posted, not completed */
 };
+
+#define KI_SLOTS	(ULP_BUF / 64)
+
+/* Keep @n receives posted at the peer. */
+static void ki_post_recvs(struct kunit *test, struct ki *k, u32 n)
+{
+	struct ib_sge sge = { .length = 64, .lkey = k->u->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	u32 slot;
+
+	while (k->recv_out < n) {
+		slot = k->recv_seq++ % KI_SLOTS;
+		sge.addr = k->u->dma[1] + slot * 64;
+		wr.wr_id = 0x4000 + slot;
+		KUNIT_ASSERT_EQ(test, ib_post_recv(k->u->qp[1], &wr, NULL), 0);
+		k->recv_out++;
+	}
+}
 
 static void ki_exit(void *arg)
 {
@@ -506,6 +531,7 @@ static void ki_poll_all(struct kunit *test, struct ki *k, struct ki_tx *tx,
 				    "wr_id 0x%llx", wc.wr_id);
 		if (wc.qp == k->u->qp[1]) {
 			KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+			k->recv_out--;
 			if (*nrecv < KI_NTX) {
 				i = wc.wr_id - 0x4000;
 				order[(*nrecv)++] =
@@ -559,8 +585,6 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 			bool grouped, const enum ki_bad *bad)
 {
 	struct ki_tx *tx = kunit_kcalloc(test, KI_NTX, sizeof(*tx), GFP_KERNEL);
-	struct ib_sge rsge = { .length = 64, .lkey = k->u->pd->local_dma_lkey };
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
 	struct ib_send_wr *head = NULL, **tail = &head;
 	struct ib_sig_attrs sa = { .check_mask = 0xff };
 	int i, nrecv = 0, ngood = 0, handled = 0, drained0, nbad = 0;
@@ -576,10 +600,8 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 	ki_fill(k, runon * 7 + grouped);
 	memset(k->u->buf[1], 0, ULP_BUF);
 	memset(k->peer, 0, KI_PEER);
+	ki_post_recvs(test, k, KI_NTX);
 	for (i = 0; i < KI_NTX; i++) {
-		rsge.addr = k->u->dma[1] + i * 64;
-		rwr.wr_id = 0x4000 + i;
-		KUNIT_ASSERT_EQ(test, ib_post_recv(k->u->qp[1], &rwr, NULL), 0);
 		tx[i].mr = ki_alloc_mr(test, k, 1, 1);
 		tx[i].bad = bad[i];
 		ki_tx_prepare(test, k, &tx[i], i, &sa);
@@ -787,9 +809,8 @@ static void integrity_bad_input(struct kunit *test)
 	struct ib_qp *qp;
 	int i;
 
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr_integrity(k->u->pd, 1,
-							     MLX5SP_MAX_FRWR_PAGES)),
-			-EINVAL);
+	mr = ib_alloc_mr_integrity(k->u->pd, 1, MLX5SP_MAX_FRWR_PAGES);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr_integrity(k->u->pd, 0, 1)),
 			-EINVAL);
 	mr = ki_alloc_mr(test, k, 2, 1);
