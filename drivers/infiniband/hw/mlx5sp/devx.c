@@ -10,9 +10,10 @@
  * - DEVX_OTHER: general commands (queries of the device and the port), on
  *   mlx5_ib's allowlist;
  * - DEVX_OBJ_CREATE: the object kinds mlx5sp implements (PD, transport
- *   domain, CQ, QP, MTT MKEY, PSV); buffers and doorbell records come only
- *   from registered user memory (umem_valid is forced), and the destroy
- *   command is built by the driver from the create command and its output;
+ *   domain, CQ, QP, MTT and KLM MKEY, PSV); buffers and doorbell records
+ *   come only from registered user memory (umem_valid is forced; a KLM key
+ *   has no memory of its own), and the destroy command is built by the
+ *   driver from the create command and its output;
  * - DEVX_OBJ_MODIFY/QUERY: commands on a DEVX object or a verbs CQ or QP,
  *   which must name exactly that object;
  * - DEVX_UMEM_REG/DEREG: pinned user memory described to firmware;
@@ -225,19 +226,19 @@ static int devx_create_offered(const void *in, int inlen)
 	case MLX5_CMD_OP_CREATE_QP:
 		return 1;
 	case MLX5_CMD_OP_CREATE_PSV:
-		/*
-		 * PSVs serve signature MKEYs only, which DEVX does not offer
-		 * until the model's data path runs transfers through a BSF:
-		 * refused like KLM keys, so libmlx5 reports EOPNOTSUPP.
-		 */
-		return 0;
+		if (inlen < MLX5_ST_SZ_BYTES(create_psv_in))
+			return -EINVAL;
+		/* one PSV per object: its destroy command names one */
+		return MLX5_GET(create_psv_in, in, num_psv) == 1 ? 1 : -EINVAL;
 	case MLX5_CMD_OP_CREATE_MKEY:
 		if (inlen < MLX5_ST_SZ_BYTES(create_mkey_in))
 			return -EINVAL;
 		mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 		mode = MLX5_GET(mkc, mkc, access_mode_4_2) << 2 |
 		       MLX5_GET(mkc, mkc, access_mode_1_0);
-		return mode == MLX5_MKC_ACCESS_MODE_MTT;
+		/* MTT over a umem; KLM (indirect, signature) keys get UMRs */
+		return mode == MLX5_MKC_ACCESS_MODE_MTT ||
+		       mode == MLX5_MKC_ACCESS_MODE_KLMS;
 	case MLX5_CMD_OP_CREATE_GENERAL_OBJECT:
 	case MLX5_CMD_OP_CREATE_RMP:
 	case MLX5_CMD_OP_CREATE_SQ:
@@ -274,7 +275,10 @@ static void devx_set_umem_valid(void *in)
 
 	switch (devx_opcode(in)) {
 	case MLX5_CMD_OP_CREATE_MKEY:
-		MLX5_SET(create_mkey_in, in, mkey_umem_valid, 1);
+		ctx = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+		MLX5_SET(create_mkey_in, in, mkey_umem_valid,
+			 MLX5_GET(mkc, ctx, access_mode_1_0) !=
+			 MLX5_MKC_ACCESS_MODE_KLMS);
 		break;
 	case MLX5_CMD_OP_CREATE_CQ:
 		MLX5_SET(create_cq_in, in, cq_umem_valid, 1);

@@ -215,10 +215,17 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 {
 	struct task_struct *task;
 
+	/* signature transfers pass through it (xfer.c) */
+	sim->engine.wire = kvmalloc(SIM_WIRE_BUF, GFP_KERNEL);
+	if (!sim->engine.wire)
+		return -ENOMEM;
 	task = kthread_create(sim_engine_thread, sim, "mlx5sp_sim/%s",
 			      sim->name);
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		kvfree(sim->engine.wire);
+		sim->engine.wire = NULL;
 		return PTR_ERR(task);
+	}
 	/*
 	 * Applications busy-poll their CQs: a normal thread waits for
 	 * their time slice to end before it sees the next doorbell.
@@ -239,4 +246,6 @@ void sim_engine_stop(struct mlx5sp_sim *sim)
 	/* kickers that saw the task are done with it */
 	synchronize_rcu();
 	kthread_stop(task);
+	kvfree(sim->engine.wire);
+	sim->engine.wire = NULL;
 }

@@ -108,8 +108,16 @@ static const struct sim_cmd_desc sim_cmds[] = {
 		SIM_ST_INIT, false, sim_cmd_create_qp),
 	SIM_CMD(DESTROY_QP, destroy_qp_in, destroy_qp_out,
 		SIM_ST_INIT, false, sim_cmd_destroy_qp),
-	SIM_CMD(QUERY_QP, query_qp_in, query_qp_out,
-		SIM_ST_INIT, false, sim_cmd_query_qp),
+	{
+		/* no PAS come back: the output need only hold the context */
+		.opcode = MLX5_CMD_OP_QUERY_QP,
+		.states = SIM_ST_INIT,
+		.inlen = MLX5_ST_SZ_BYTES(query_qp_in),
+		.outlen = MLX5_BYTE_OFF(query_qp_out,
+					qp_pas_or_qpc_ext_and_pas),
+		.name = "QUERY_QP",
+		.fn = sim_cmd_query_qp,
+	},
 	SIM_CMD(RST2INIT_QP, rst2init_qp_in, rst2init_qp_out,
 		SIM_ST_INIT, false, sim_cmd_modify_qp),
 	SIM_CMD(INIT2INIT_QP, init2init_qp_in, init2init_qp_out,

@@ -129,7 +129,6 @@ static int sim_mkey_parse(struct sim_cmd *c, struct sim_mkey *mk)
 	if (MLX5_GET(create_mkey_in, c->in, pg_access) ||
 	    MLX5_GET(create_mkey_in, c->in, mkey_umem_valid) ||
 	    MLX5_GET(create_mkey_in, c->in, data_direct) ||
-	    MLX5_GET(mkc, mkc, bsf_en) ||
 	    MLX5_GET(mkc, mkc, crossing_target_vhca_id))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_MKEY_UNSUPPORTED);
@@ -151,6 +150,15 @@ static int sim_mkey_parse(struct sim_cmd *c, struct sim_mkey *mk)
 	mk->start = MLX5_GET64(mkc, mkc, start_addr);
 	mk->len = MLX5_GET64(mkc, mkc, len);
 	mk->octwords = MLX5_GET(mkc, mkc, translations_octword_size);
+	mk->bsf_cap = MLX5_GET(mkc, mkc, bsf_en);
+
+	/* a signature key: indirect, free until a UMR gives it a BSF */
+	if (mk->bsf_cap &&
+	    (mk->access_mode != MLX5_MKC_ACCESS_MODE_KLMS ||
+	     MLX5_GET(mkc, mkc, bsf_octword_size) !=
+	     sizeof(struct mlx5_bsf) / 16 || !SIM_CAP_GEN(c->sim, sho)))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_MKEY_UNSUPPORTED);
 
 	if (!sim_pd_exists(c->sim, mk->pd))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
@@ -196,7 +204,8 @@ int sim_cmd_create_mkey(struct sim_cmd *c)
 		goto err_free_mkey;
 
 	err = xa_alloc_cyclic(&sim->mkeys, &index, mk,
-			      XA_LIMIT(1, BIT(24) - 1), &sim->next_mkey,
+			      XA_LIMIT(SIM_MKEY_FIRST, BIT(24) - 1),
+			      &sim->next_mkey,
 			      GFP_KERNEL);
 	if (err < 0) {
 		err = sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -309,10 +318,31 @@ void sim_mkey_snapshot(const struct sim_mkey *mk, struct sim_mkey_state *st)
 		st->pd = mk->pd;
 		st->qpn = mk->qpn;
 		st->start = mk->start;
-		st->len = mk->len;
+		/* a signature key is addressed in its wire domain */
+		st->len = mk->bsf_en ? mk->wire_len : mk->len;
 	} while (read_seqcount_retry(&mk->seq, seq));
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_mkey_snapshot);
+
+/*
+ * The BSF of signature key @mk, its start and its memory-domain length,
+ * read consistently. False: it is not a signature key (now).
+ */
+bool sim_mkey_sig_snapshot(const struct sim_mkey *mk, struct mlx5_bsf *bsf,
+			   u64 *start, u64 *mem_len)
+{
+	unsigned int seq;
+	bool en;
+
+	do {
+		seq = read_seqcount_begin(&mk->seq);
+		en = mk->bsf_en;
+		*bsf = mk->bsf;
+		*start = mk->start;
+		*mem_len = mk->len;
+	} while (read_seqcount_retry(&mk->seq, seq));
+	return en;
+}
 
 u8 sim_mkey_state_check(const struct sim_mkey_state *st, u32 pd, u32 qpn,
 			u64 va, u64 len, u8 access)
@@ -398,14 +428,21 @@ static bool sim_mkey_klm_at(const struct sim_mkey *mk, u64 va,
 			    struct sim_klm *out, u64 *avail)
 {
 	unsigned int seq;
+	u64 rel, cycle;
 	bool found;
-	u64 rel;
 	u32 i;
 
 	do {
 		seq = read_seqcount_begin(&mk->seq);
 		found = false;
 		rel = va - mk->start;
+		cycle = 0;
+		/* a repeat block: the cycle, then the entry within it */
+		if (mk->repeat_count) {
+			cycle = div64_u64_rem(rel, mk->cycle_bytes, &rel);
+			if (cycle >= mk->repeat_count)
+				continue;
+		}
 		for (i = 0; i < mk->nklm_used && i < mk->nklm; i++) {
 			if (rel < mk->klm[i].len) {
 				*out = mk->klm[i];
@@ -417,7 +454,7 @@ static bool sim_mkey_klm_at(const struct sim_mkey *mk, u64 va,
 	} while (read_seqcount_retry(&mk->seq, seq));
 	if (!found)
 		return false;
-	out->va += rel;
+	out->va += cycle * out->stride + rel;
 	*avail = out->len - rel;
 	return true;
 }

@@ -164,6 +164,17 @@ static bool sim_rq_invalidate(struct sim_qp *qp, u32 rkey)
 	return mk && sim_mkey_invalidate(mk, qp->pd, qp->qpn);
 }
 
+/*
+ * SIGERR CQEs on our receive CQ for the errors of our keys: the
+ * destination list (@dst) of a SEND or WRITE, the source of a READ.
+ */
+static void sim_rq_sig_cqes(struct sim_qp *qp, struct sim_resp_req *r,
+			    bool dst)
+{
+	if (r->sig && r->sig->n)
+		sim_sig_log_cqes(qp->rcq, qp->qpn, r->sig, dst);
+}
+
 static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		       struct sim_resp_req *r)
 {
@@ -175,8 +186,8 @@ static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		.solicited = r->solicited,
 	};
 	struct sim_cur d, s;
+	int synd, err;
 	u16 idx;
-	int synd;
 
 	synd = sim_rq_take(qp, &eng->rsgl, &idx);
 	if (synd < 0)
@@ -194,7 +205,10 @@ static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 	}
 	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
 	sim_cur_init(&s, r->src->sge, r->src->n);
-	if (sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len)) {
+	err = sim_xfer(eng, qp->sim, &d, r->req_sim, &s, r->len, r->sig);
+	/* errors of the receive WQE's signature keys come before its CQE */
+	sim_rq_sig_cqes(qp, r, true);
+	if (err) {
 		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, true,
 				 idx);
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
@@ -226,6 +240,7 @@ static int sim_rq_rkey(struct sim_qp *qp, struct sim_resp_req *r, u8 access,
 	sge->kva = NULL;
 	sge->va = r->raddr;
 	sge->len = r->len;
+	sge->sig = READ_ONCE(mk->bsf_en);
 	return SIM_RESP_OK;
 }
 
@@ -257,7 +272,10 @@ static int sim_rq_write(struct sim_engine *eng, struct sim_qp *qp,
 			return res;
 		sim_cur_init(&d, &sge, 1);
 		sim_cur_init(&s, r->src->sge, r->src->n);
-		if (sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len))
+		res = sim_xfer(eng, qp->sim, &d, r->req_sim, &s, r->len,
+			       r->sig);
+		sim_rq_sig_cqes(qp, r, true);
+		if (res)
 			return sim_rq_nak(qp, r,
 					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
@@ -285,7 +303,10 @@ static int sim_rq_read(struct sim_engine *eng, struct sim_qp *qp,
 		return res;
 	sim_cur_init(&s, &sge, 1);
 	sim_cur_init(&d, r->dst->sge, r->dst->n);
-	if (sim_cur_copy(r->req_sim, &d, qp->sim, &s, r->len))
+	res = sim_xfer(eng, r->req_sim, &d, qp->sim, &s, r->len, r->sig);
+	/* our key is the source of a READ */
+	sim_rq_sig_cqes(qp, r, false);
+	if (res)
 		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
 	return SIM_RESP_OK;
@@ -318,6 +339,9 @@ static int sim_rq_atomic(struct sim_engine *eng, struct sim_qp *qp,
 	res = sim_rq_rkey(qp, r, SIM_ACC_A, &sge);
 	if (res)
 		return res;
+	if (sge.sig)
+		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
 	p = sim_mkey_map(qp->sim, sge.mk, r->raddr, &len);
 	if (!p || len != 8)
 		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
@@ -447,6 +471,12 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 	}
 	if (eng->rsgl.total < SIM_GRH_LEN + r->len) {
 		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, false,
+				 idx);
+		goto unlock;
+	}
+	/* datagrams do not go through signature keys */
+	if (eng->rsgl.sig) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, false,
 				 idx);
 		goto unlock;
 	}

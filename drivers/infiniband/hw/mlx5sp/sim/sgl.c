@@ -33,6 +33,8 @@ u8 sim_sgl_add_key(struct mlx5sp_sim *sim, struct sim_sgl *sgl, u32 key,
 	sge->kva = NULL;
 	sge->va = va;
 	sge->len = len;
+	sge->sig = READ_ONCE(mk->bsf_en);
+	sgl->sig |= sge->sig;
 	sgl->total += len;
 	return 0;
 }
@@ -50,12 +52,13 @@ int sim_sgl_add_kva(struct sim_sgl *sgl, void *kva, u32 len)
 	sge->kva = kva;
 	sge->va = 0;
 	sge->len = len;
+	sge->sig = false;
 	sgl->total += len;
 	return 0;
 }
 
 /* Kernel address of the cursor's position, *@len clipped to what follows. */
-static void *sim_cur_map(struct mlx5sp_sim *sim, struct sim_cur *c, u32 *len)
+void *sim_cur_map(struct mlx5sp_sim *sim, struct sim_cur *c, u32 *len)
 {
 	const struct sim_sge *sge;
 

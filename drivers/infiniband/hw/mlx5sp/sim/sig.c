@@ -255,6 +255,39 @@ int sim_sig_ctx_init(struct sim_sig_ctx *ctx, const struct mlx5_bsf *bsf,
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_ctx_init);
 
+/*
+ * A BSF a UMR gives a key: 0 when the engine can run transfers through it,
+ * and the length of the key's wire domain for @mem_len memory bytes (the
+ * wire carries the PI of the blocks complete in memory).
+ */
+int sim_sig_bsf_wire_len(const struct mlx5_bsf *bsf, u64 mem_len,
+			 u64 *wire_len)
+{
+	const struct sim_sig_domain *m, *w;
+	struct sim_sig_ctx ctx;
+	u64 data, full, rem;
+	int err;
+
+	err = sim_sig_ctx_init(&ctx, bsf, 0, 0, SIM_SIG_MEM_TO_WIRE);
+	if (err)
+		return err;
+	m = &ctx.dom[SIM_SIG_MEM];
+	w = &ctx.dom[SIM_SIG_WIRE];
+	data = mem_len;
+	if (m->type) {
+		full = div64_u64_rem(mem_len, m->block_size + m->pi_size,
+				     &rem);
+		data = full * m->block_size + min_t(u64, rem, m->block_size);
+	}
+	*wire_len = data;
+	if (w->type) {
+		full = div64_u64_rem(data, w->block_size, &rem);
+		*wire_len = full * (w->block_size + w->pi_size) + rem;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sig_bsf_wire_len);
+
 int sim_sig_ctx_seek(struct sim_sig_ctx *ctx, u64 data)
 {
 	const struct sim_sig_domain *in = &ctx->dom[sim_sig_in_dom(ctx)];

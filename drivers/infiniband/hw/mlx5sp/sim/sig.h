@@ -167,6 +167,9 @@ u32 sim_sig_bs_bytes(u8 selector);
 int sim_sig_ctx_init(struct sim_sig_ctx *ctx, const struct mlx5_bsf *bsf,
 		     u64 mem_ts, u64 wire_ts, enum sim_sig_dir dir);
 
+int sim_sig_bsf_wire_len(const struct mlx5_bsf *bsf, u64 mem_len,
+			 u64 *wire_len);
+
 /* Start at data byte @data (a block boundary of both domains) instead of 0. */
 int sim_sig_ctx_seek(struct sim_sig_ctx *ctx, u64 data);
 

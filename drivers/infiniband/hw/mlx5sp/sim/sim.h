@@ -169,6 +169,7 @@ enum sim_obj_type {
 	SIM_OBJ_MKEY,			/* by index */
 	SIM_OBJ_CQ,
 	SIM_OBJ_QP,
+	SIM_OBJ_PSV,
 	SIM_OBJ_UMEM,			/* kept in umems, not in owner[] */
 	SIM_OBJ_NR,
 };
@@ -180,12 +181,20 @@ enum sim_obj_type {
 #define SIM_MKEY_ANY_QP		0xffffff
 #define SIM_MTT_FLAGS		0x7ULL	/* read/write/present bits of an MTT */
 
-/* One KLM of an indirect key: @len bytes at @va through the key @key. */
+/*
+ * One KLM of an indirect key: @len bytes at @va through the key @key. In a
+ * repeat block (interleaved layout) an entry is also a stride: cycle c of
+ * the block takes @len bytes at @va + c * @stride.
+ */
 struct sim_klm {
 	u32 key;
 	u32 len;
 	u64 va;
+	u32 stride;
 };
+
+/* Mkey indexes below this one are the firmware's (0x400: repeat block op) */
+#define SIM_MKEY_FIRST		0x10
 
 /*
  * A memory key. The shape (index, access mode, translation capacity, PA
@@ -221,11 +230,19 @@ struct sim_mkey {
 	bool len64;
 	bool en_rinval;
 	/*
-	 * Issue 4 hook: a UMR with MLX5_MKEY_MASK_BSF_EN sets this and hands
-	 * the BSF to the signature engine (sim_umr_set_bsf() in umr.c);
-	 * until that exists such a UMR fails and CREATE_MKEY refuses bsf_en.
+	 * A signature key: created with bsf_en (bsf_cap), given a BSF by a
+	 * UMR with MLX5_MKEY_MASK_BSF_EN (bsf_en, bsf). Its address space is
+	 * the wire domain: wire_len bytes from start (len is the memory
+	 * domain's, what its KLMs cover).
 	 */
+	bool bsf_cap;
 	bool bsf_en;
+	struct mlx5_bsf bsf;
+	u64 wire_len;
+	u8 sig_err_cnt;			/* mkc sig_err, by UMR EN_SIGERR */
+	/* KLMS: the KLMs are a repeat block of repeat_count cycles */
+	u32 repeat_count;		/* 0: a plain KLM list */
+	u32 cycle_bytes;		/* bytes of one cycle */
 	u32 pd;
 	u32 qpn;			/* 0xffffff: any QP; else a type 2 MW's */
 	u64 start;
@@ -390,17 +407,38 @@ struct sim_port {
 	struct sim_gid gids[SIM_GID_TABLE_SIZE];	/* under gid_lock */
 };
 
-/* One scatter/gather entry: memory behind a key, or WQE memory (inline). */
+/*
+ * One scatter/gather entry: memory behind a key, or WQE memory (inline).
+ * Through a signature key (sig) @va and @len are in its wire domain.
+ */
 struct sim_sge {
 	struct sim_mkey *mk;		/* NULL: kva is set */
 	void *kva;
 	u64 va;
 	u32 len;
+	bool sig;
+};
+
+/* Signature errors of a transfer (xfer.c) */
+#define SIM_WIRE_BUF		SZ_64K
+#define SIM_SIG_MAX_HITS	4
+
+/* A signature error a transfer found: in which list, through which key. */
+struct sim_sig_hit {
+	bool dst;			/* in the destination list */
+	u32 mkey;
+	struct sim_sig_err err;
+};
+
+struct sim_sig_log {
+	u8 n;
+	struct sim_sig_hit hit[SIM_SIG_MAX_HITS];
 };
 
 struct sim_sgl {
 	u32 n;
 	u64 total;
+	bool sig;			/* an entry is through a signature key */
 	struct sim_sge sge[SIM_MAX_SGE];
 };
 
@@ -428,6 +466,8 @@ struct sim_engine {
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */
 	struct sim_sgl rsgl;
+	u8 *wire;			/* SIM_WIRE_BUF: signature transfers */
+	struct sim_sig_log sig_log;	/* of the executing WQE */
 };
 
 struct sim_fault {
@@ -780,6 +820,7 @@ struct sim_resp_req {
 	u8 hop_limit;
 	u8 tclass;
 	u8 syndrome;			/* out: SIM_RESP_ERR */
+	struct sim_sig_log *sig;	/* out: signature errors (RC/UC) */
 };
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
@@ -809,6 +850,7 @@ static inline void sim_sgl_reset(struct sim_sgl *sgl)
 {
 	sgl->n = 0;
 	sgl->total = 0;
+	sgl->sig = false;
 }
 
 u8 sim_sgl_add_key(struct mlx5sp_sim *sim, struct sim_sgl *sgl, u32 key,
@@ -818,6 +860,16 @@ int sim_cur_copy(struct mlx5sp_sim *dsim, struct sim_cur *d,
 		 struct mlx5sp_sim *ssim, struct sim_cur *s, u64 len);
 int sim_cur_write(struct mlx5sp_sim *sim, struct sim_cur *d, const void *buf,
 		  u32 len);
+void *sim_cur_map(struct mlx5sp_sim *sim, struct sim_cur *c, u32 *len);
+
+/* xfer.c: a message between two lists, through signature keys */
+int sim_xfer(struct sim_engine *eng, struct mlx5sp_sim *dsim,
+	     struct sim_cur *d, struct mlx5sp_sim *ssim, struct sim_cur *s,
+	     u64 len, struct sim_sig_log *log);
+bool sim_mkey_sig_snapshot(const struct sim_mkey *mk, struct mlx5_bsf *bsf,
+			   u64 *start, u64 *mem_len);
+u8 sim_sig_log_cqes(struct sim_cq *cq, u32 qpn, const struct sim_sig_log *log,
+		    bool dst);
 
 /* fabric.c */
 void sim_fabric_add(struct mlx5sp_sim *sim);

@@ -272,14 +272,28 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 	    ((w->opcode == MLX5_OPCODE_ATOMIC_CS ||
 	      w->opcode == MLX5_OPCODE_ATOMIC_FA) && eng->lsgl.total < 8))
 		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	/* an atomic's 8 bytes are not a signature transfer */
+	if (eng->lsgl.sig && (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+			      w->opcode == MLX5_OPCODE_ATOMIC_FA))
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 	r.len = eng->lsgl.total;
 	if (access == SIM_ACC_LW)
 		r.dst = &eng->lsgl;
 	else
 		r.src = &eng->lsgl;
+	r.sig = &eng->sig_log;
+	r.sig->n = 0;
 
 	peer = sim_sq_peer(qp);
 	res = peer ? sim_rq_execute(eng, peer, &r) : SIM_RESP_NOT_READY;
+	/*
+	 * Errors of our keys (the gather list, or a READ's scatter list):
+	 * SIGERR CQEs before the WQE's own, and drain_sigerr stops the SQ.
+	 */
+	if (r.sig->n &&
+	    sim_sig_log_cqes(qp->scq, qp->qpn, r.sig,
+			     w->opcode == MLX5_OPCODE_RDMA_READ))
+		sim_sq_sig_error(qp);
 	/*
 	 * UC has no ACKs: what the responder dropped (no receive WQE, an
 	 * error, a peer not there) is lost, and the requester never knows.
@@ -340,6 +354,9 @@ static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
 	synd = sim_sq_gather(qp, w, 4, &eng->lsgl, SIM_ACC_LR);
 	if (synd)
 		return sim_sq_error(qp, w, synd);
+	/* datagrams do not go through signature keys */
+	if (eng->lsgl.sig)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 	if (eng->lsgl.total > SIM_UD_MTU)
 		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	r.len = eng->lsgl.total;
@@ -390,6 +407,23 @@ static enum sim_wqe_res sim_sq_umr(struct sim_engine *eng, struct sim_qp *qp,
 	return sim_sq_done(qp, w, 0);
 }
 
+/* SET_PSV: a PSV of the QP's PD gets a transient signature. */
+static enum sim_wqe_res sim_sq_set_psv(struct sim_qp *qp,
+				       const struct sim_wqe *w)
+{
+	struct mlx5_seg_set_psv seg;
+	u8 synd;
+
+	BUILD_BUG_ON(sizeof(seg) != MLX5_SEND_WQE_DS);
+	if (w->ds < 2 || qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP1)
+		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	memcpy(&seg, sim_wqe_unit(qp, w->start, 1), sizeof(seg));
+	synd = sim_psv_set_wqe(qp->sim, qp->pd, &seg);
+	if (synd)
+		return sim_sq_error(qp, w, synd);
+	return sim_sq_done(qp, w, 0);
+}
+
 /* @avail: basic blocks the doorbell record covers from the head. */
 static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
 {
@@ -433,6 +467,8 @@ static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
 		return sim_sq_done(qp, &w, 0);
 	case MLX5_OPCODE_UMR:
 		return sim_sq_umr(eng, qp, &w);
+	case MLX5_OPCODE_SET_PSV:
+		return sim_sq_set_psv(qp, &w);
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
 		if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC)

@@ -315,6 +315,15 @@ static int sim_uid_refs(const void *in, u16 opcode, struct sim_obj_ref *r)
 	case MLX5_CMD_OP_DESTROY_UMEM:
 		REF(UMEM, MLX5_GET(destroy_umem_in, in, umem_id));
 		break;
+	case MLX5_CMD_OP_CREATE_PSV:
+		/* one at a time: a context owns each PSV it made */
+		if (MLX5_GET(create_psv_in, in, num_psv) != 1)
+			return -EPERM;
+		REF(PD, MLX5_GET(create_psv_in, in, pd));
+		break;
+	case MLX5_CMD_OP_DESTROY_PSV:
+		REF(PSV, MLX5_GET(destroy_psv_in, in, psvn));
+		break;
 	default:
 		return -EPERM;
 	}
@@ -372,6 +381,10 @@ static bool sim_uid_created(const struct sim_cmd *c, enum sim_obj_type *t,
 		*t = SIM_OBJ_QP;
 		*id = MLX5_GET(create_qp_out, c->out, qpn);
 		return true;
+	case MLX5_CMD_OP_CREATE_PSV:
+		*t = SIM_OBJ_PSV;
+		*id = MLX5_GET(create_psv_out, c->out, psv0_index);
+		return true;
 	default:
 		return false;
 	}
@@ -401,6 +414,10 @@ static bool sim_uid_destroyed(const struct sim_cmd *c, enum sim_obj_type *t,
 	case MLX5_CMD_OP_DESTROY_QP:
 		*t = SIM_OBJ_QP;
 		*id = MLX5_GET(destroy_qp_in, c->in, qpn);
+		return true;
+	case MLX5_CMD_OP_DESTROY_PSV:
+		*t = SIM_OBJ_PSV;
+		*id = MLX5_GET(destroy_psv_in, c->in, psvn);
 		return true;
 	default:
 		return false;

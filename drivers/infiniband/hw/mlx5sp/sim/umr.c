@@ -106,16 +106,35 @@ u8 sim_umr_parse(const void *wqe, u32 len, struct sim_umr *u)
 EXPORT_SYMBOL_IF_KUNIT(sim_umr_parse);
 
 /*
- * Issue 4's hook: the signature engine (sig.c) takes the BSF of a UMR
- * that sets bsf_en here, before the key is published. Until then a key
- * never gets one.
+ * The signature side of a UMR, under the write seq: BSF_EN in the mask
+ * turns the key's BSF on (with the BSF that follows the translations) or
+ * off; the wire length follows the (new) memory length. Only a key
+ * created with bsf_en may get a BSF, and only one the engine can run.
  */
 static u8 sim_umr_set_bsf(struct sim_mkey *mk, const struct sim_umr *u,
-			  bool bsf_en)
+			  const struct sim_mkey_state *st, bool *bsf_en)
 {
-	if (!bsf_en)
+	const struct mlx5_bsf *bsf = &mk->bsf;
+	u64 wire_len;
+
+	*bsf_en = mk->bsf_en;
+	if (u->mask & MLX5_MKEY_MASK_BSF_EN) {
+		*bsf_en = MLX5_GET(mkc, u->mkc, bsf_en);
+		if (*bsf_en) {
+			if (!mk->bsf_cap ||
+			    u->bsf_octowords != sizeof(*bsf) / 16)
+				return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			bsf = u->bsf;
+		}
+	}
+	if (!*bsf_en)
 		return 0;
-	return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (sim_sig_bsf_wire_len(bsf, st->len, &wire_len))
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (bsf != &mk->bsf)
+		memcpy(&mk->bsf, bsf, sizeof(*bsf));
+	mk->wire_len = wire_len;
+	return 0;
 }
 
 /* The new state: the old one with the fields the mask names replaced. */
@@ -194,16 +213,28 @@ static u8 sim_umr_xlt_src(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 			       SIM_ACC_LR);
 	if (synd)
 		return synd;
+	/* translations are plain memory, not a signature transfer */
+	if (scratch->sig)
+		return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 	sim_cur_init(src, scratch->sge, scratch->n);
 	return 0;
 }
 
-/* Store @n bytes of translations at entry @first. Under the write seq. */
+/*
+ * Store @n bytes of translations at entry @first. Under the write seq.
+ * KLMs that start with a repeat block header (op MLX5_STRIDE_BLOCK_OP; no
+ * key has that value, see SIM_MKEY_FIRST) are an interleaved layout: the
+ * entries after the header are strided KLMs.
+ */
 static u8 sim_umr_store(struct mlx5sp_sim *sim, struct sim_mkey *mk,
 			const void *p, u32 n, u64 first, u8 shift)
 {
-	const struct mlx5_klm *k = p;
+	const struct mlx5_stride_block_ctrl_seg *rb;
+	const struct mlx5_stride_block_entry *se;
+	const struct mlx5_klm *k;
 	const __be64 *mtt = p;
+	struct sim_klm *e;
+	u64 unit;
 	u32 i;
 	u64 pa;
 
@@ -217,9 +248,39 @@ static u8 sim_umr_store(struct mlx5sp_sim *sim, struct sim_mkey *mk,
 		return 0;
 	}
 	for (i = 0; i < n / sizeof(*k); i++) {
-		mk->klm[first + i].key = be32_to_cpu(k[i].key);
-		mk->klm[first + i].len = be32_to_cpu(k[i].bcount);
-		mk->klm[first + i].va = be64_to_cpu(k[i].va);
+		unit = first + i;
+		if (!unit) {
+			rb = p;
+			mk->repeat_count = 0;
+			if (be32_to_cpu(rb->op) == MLX5_STRIDE_BLOCK_OP) {
+				/* a cycle of nothing repeats nothing */
+				if (!rb->repeat_count || !rb->bcount_per_cycle)
+					return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+				mk->repeat_count =
+					be32_to_cpu(rb->repeat_count);
+				mk->cycle_bytes =
+					be32_to_cpu(rb->bcount_per_cycle);
+				mk->nklm_used = be16_to_cpu(rb->num_entries);
+				continue;
+			}
+		}
+		if (mk->repeat_count) {
+			if (!unit)
+				continue;
+			se = p + i * sizeof(*se);
+			e = &mk->klm[unit - 1];
+			e->key = be32_to_cpu(se->key);
+			e->len = be16_to_cpu(se->bcount);
+			e->stride = be16_to_cpu(se->stride);
+			e->va = be64_to_cpu(se->va);
+			continue;
+		}
+		k = p + i * sizeof(*k);
+		e = &mk->klm[unit];
+		e->key = be32_to_cpu(k->key);
+		e->len = be32_to_cpu(k->bcount);
+		e->va = be64_to_cpu(k->va);
+		e->stride = 0;
 	}
 	return 0;
 }
@@ -256,6 +317,50 @@ static u8 sim_umr_xlt(struct mlx5sp_sim *sim, struct sim_mkey *mk,
 	return 0;
 }
 
+/* Does [@va, @va + @len) of @key reach memory for a KLM of @st? 0: yes. */
+static u8 sim_umr_klm_ok(struct mlx5sp_sim *sim,
+			 const struct sim_mkey_state *st, u32 key, u64 va,
+			 u64 len, u8 need)
+{
+	struct sim_mkey_state ist;
+	struct sim_mkey *inner;
+
+	inner = sim_mkey_lookup(sim, key);
+	/* checked before reading it: it cannot be the target */
+	if (!inner || inner->access_mode == MLX5_MKC_ACCESS_MODE_KLMS)
+		return 1;
+	sim_mkey_snapshot(inner, &ist);
+	if (ist.pd != st->pd ||
+	    sim_mkey_state_check(&ist, st->pd, ist.qpn, va, len, need))
+		return 1;
+	return 0;
+}
+
+/* A repeat block: every entry's stride run is inside its key. */
+static u8 sim_umr_covered_repeat(struct mlx5sp_sim *sim, struct sim_mkey *mk,
+				 const struct sim_mkey_state *st, u8 need)
+{
+	u64 cycle = 0, span;
+	u32 i;
+
+	if (!mk->nklm_used || mk->nklm_used >= mk->nklm)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	for (i = 0; i < mk->nklm_used; i++) {
+		const struct sim_klm *k = &mk->klm[i];
+
+		if (!k->len || k->stride < k->len)
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		span = (u64)(mk->repeat_count - 1) * k->stride + k->len;
+		if (sim_umr_klm_ok(sim, st, k->key, k->va, span, need))
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		cycle += k->len;
+	}
+	if (cycle != mk->cycle_bytes ||
+	    cycle * mk->repeat_count < st->len)
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	return 0;
+}
+
 /*
  * A mapping the data path may use: MTT pages for the whole range; KLMs
  * covering it, each into a live key of the same PD. Sets nklm_used.
@@ -264,8 +369,6 @@ static u8 sim_umr_covered(struct mlx5sp_sim *sim, struct sim_mkey *mk,
 			  const struct sim_mkey_state *st)
 {
 	u64 psize = BIT_ULL(st->page_shift), sum = 0;
-	struct sim_mkey_state ist;
-	struct sim_mkey *inner;
 	u8 need = 0;
 	u32 i;
 
@@ -279,19 +382,14 @@ static u8 sim_umr_covered(struct mlx5sp_sim *sim, struct sim_mkey *mk,
 	/* a window that gives remote write or atomics needs a writable MR */
 	if (st->access & (SIM_ACC_RW | SIM_ACC_A))
 		need = SIM_ACC_LW;
+	if (mk->repeat_count)
+		return sim_umr_covered_repeat(sim, mk, st, need);
 	for (i = 0; i < mk->nklm && sum < st->len; i++) {
 		const struct sim_klm *k = &mk->klm[i];
 
 		if (!k->len)
 			continue;
-		inner = sim_mkey_lookup(sim, k->key);
-		/* checked before reading it: it cannot be the target */
-		if (!inner || inner->access_mode == MLX5_MKC_ACCESS_MODE_KLMS)
-			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
-		sim_mkey_snapshot(inner, &ist);
-		if (ist.pd != st->pd ||
-		    sim_mkey_state_check(&ist, st->pd, ist.qpn, k->va, k->len,
-					 need))
+		if (sim_umr_klm_ok(sim, st, k->key, k->va, k->len, need))
 			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
 		sum += k->len;
 	}
@@ -326,7 +424,7 @@ static u8 sim_umr_apply(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 	struct sim_mkey_state st;
 	struct sim_cur src = {};
 	u64 cap = mtt ? mk->nmtt / 2 : mk->nklm;
-	bool bsf_en;
+	bool bsf_en = false;
 
 	sim_mkey_snapshot(mk, &st);
 	if (st.pd != pd)
@@ -338,15 +436,14 @@ static u8 sim_umr_apply(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 	 */
 	if ((check == MLX5_UMR_CHECK_NOT_FREE && !st.free) ||
 	    (check == MLX5_UMR_CHECK_FREE && st.free) ||
-	    ((u->flags & MLX5SP_UMR_CHECK_QPN) && st.qpn != qpn))
+	    ((u->flags & MLX5SP_UMR_CHECK_QPN) && st.qpn != qpn &&
+	     st.qpn != SIM_MKEY_ANY_QP))
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
 	if (u->xlt_octowords + u->xlt_offset > cap)
 		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 	synd = sim_umr_state(mk, u, pd, qpn, &st);
 	if (synd)
 		return synd;
-	bsf_en = (u->mask & MLX5_MKEY_MASK_BSF_EN) &&
-		 MLX5_GET(mkc, u->mkc, bsf_en);
 	if (u->xlt_ptr) {
 		synd = sim_umr_xlt_src(sim, scratch, mk, u, pd, qpn, &src);
 		if (synd)
@@ -361,9 +458,10 @@ static u8 sim_umr_apply(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 	if (!synd)
 		synd = sim_umr_covered(sim, mk, &st);
 	if (!synd)
-		synd = sim_umr_set_bsf(mk, u, bsf_en);
+		synd = sim_umr_set_bsf(mk, u, &st, &bsf_en);
 	if (synd) {
 		/* half changed: nothing may use it */
+		mk->bsf_en = false;
 		mk->free = true;
 	} else {
 		mk->bsf_en = bsf_en;
