@@ -450,7 +450,11 @@ static u8 sim_umr_apply(struct mlx5sp_sim *sim, struct sim_sgl *scratch,
 			return synd;
 	}
 
-	write_seqcount_begin(&mk->seq);
+	/*
+	 * Inside, sim_umr_covered() reads the keys the KLMs name, never this
+	 * one (a KLM into a KLMS key is refused): same lock class, nested.
+	 */
+	write_seqcount_begin_nested(&mk->seq, SINGLE_DEPTH_NESTING);
 	/* entries given for another page size are not pages of this one */
 	if (mtt && st.page_shift != mk->page_shift)
 		memset(mk->mtt, 0, mk->nmtt * sizeof(*mk->mtt));
