@@ -540,6 +540,8 @@ static void parse_req(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
 		break;
 	case MLX5_OPCODE_UMR:
 		/* REG_MR or LOCAL_INV: the CQE does not tell them apart */
+	case MLX5_OPCODE_SET_PSV:
+		/* the last WQE of a REG_MR_INTEGRITY */
 		wc->opcode = IB_WC_REG_MR;
 		break;
 	default:
@@ -632,7 +634,7 @@ void mlx5sp_parse_cqe(const struct mlx5_cqe64 *cqe, struct ib_wc *wc)
 		break;
 	}
 	default:
-		/* Signature errors and the like are not ours yet. */
+		/* SIGERR CQEs are consumed before (poll_one): not a WR's */
 		wc->status = IB_WC_GENERAL_ERR;
 		break;
 	}
@@ -655,8 +657,13 @@ static struct mlx5sp_qp *cqe_qp(struct mlx5sp_ib_dev *dev,
 	return mqp ? container_of(mqp, struct mlx5sp_qp, mqp) : NULL;
 }
 
-static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
-		     struct ib_wc *wc)
+/*
+ * The next CQE: 1 with @wc filled, 0 when it was consumed without a work
+ * completion (a signature error, the flush of a WQE that is not its WR's
+ * last), -EAGAIN when there is none. cq->lock held.
+ */
+static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+			struct ib_wc *wc)
 {
 	struct mlx5_cqe64 *cqe;
 	struct mlx5sp_qp *qp;
@@ -664,28 +671,32 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	u8 opcode;
 	u16 idx;
 
-	for (;;) {
-		cqe = get_sw_cqe(cq, cq->cons_index);
-		if (!cqe)
-			return false;
-		/* Read the CQE only after its owner bit said it is ours. */
-		dma_rmb();
-		cq->cons_index++;
-		if ((cqe->op_own >> 4) == MLX5_CQE_RESIZE_CQ) {
-			/* Before the resizer looked: switch here. */
-			if (cq->resizing)
-				switch_cq_buf(cq);
-			continue;
-		}
-		qp = cqe_qp(dev, cqe);
-		if (qp && !qp->user)
-			break;
+	cqe = get_sw_cqe(cq, cq->cons_index);
+	if (!cqe)
+		return -EAGAIN;
+	/* Read the CQE only after its owner bit said it is ours. */
+	dma_rmb();
+	cq->cons_index++;
+	opcode = cqe->op_own >> 4;
+	if (opcode == MLX5_CQE_RESIZE_CQ) {
+		/* Before the resizer looked: switch here. */
+		if (cq->resizing)
+			switch_cq_buf(cq);
+		return 0;
+	}
+	if (opcode == MLX5_CQE_SIG_ERR) {
+		/* an integrity MR's key failed a check: for check_mr_status */
+		mlx5sp_sig_err_cqe(dev, (const void *)cqe);
+		return 0;
+	}
+	qp = cqe_qp(dev, cqe);
+	if (!qp || qp->user) {
 		ibdev_err_rl(dev, "CQ 0x%x: CQE for unknown QP 0x%x dropped\n",
 			     cq->mcq.cqn, be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff);
+		return 0;
 	}
 	mlx5sp_parse_cqe(cqe, wc);
 	wc->qp = &qp->ibqp;
-	opcode = cqe->op_own >> 4;
 	if (cqe_is_req(opcode)) {
 		wq = &qp->sq;
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
@@ -696,7 +707,14 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 			wc->byte_len = 0;
 			wq->wc_op[idx] = MLX5SP_WC_OP_NONE;
 		}
-		WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+		/* the WR's last WQE completes it; its others only in error */
+		if (test_bit(idx, wq->partial)) {
+			if (wc->status == IB_WC_SUCCESS ||
+			    wc->status == IB_WC_WR_FLUSH_ERR)
+				return 0;
+		} else {
+			WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+		}
 	} else if (qp->ibqp.srq) {
 		struct mlx5sp_srq *srq = to_srq(qp->ibqp.srq);
 
@@ -709,7 +727,18 @@ static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
 		WRITE_ONCE(wq->tail, wq->tail + 1);
 	}
-	return true;
+	return 1;
+}
+
+static bool poll_one(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+		     struct ib_wc *wc)
+{
+	int r;
+
+	do {
+		r = poll_one_cqe(dev, cq, wc);
+	} while (!r);
+	return r > 0;
 }
 
 int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
@@ -718,13 +747,16 @@ int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct mlx5sp_cq *cq = to_cq(ibcq);
 	unsigned long flags;
 	int n = 0;
+	u32 ci;
 
 	if (cq->user)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
+	ci = cq->cons_index;
 	while (n < num_entries && poll_one(dev, cq, &wc[n]))
 		n++;
-	if (n)
+	/* also CQEs consumed without a work completion */
+	if (cq->cons_index != ci)
 		cq->db.db[0] = cpu_to_be32(cq->cons_index & 0xffffff);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;

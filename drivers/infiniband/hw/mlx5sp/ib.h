@@ -37,6 +37,22 @@
 				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
 				 sizeof(struct mlx5_mkey_seg) + \
 				 sizeof(struct mlx5_wqe_data_seg))
+/*
+ * REG_MR_INTEGRITY: the signature key's UMR WQE (ctrl, UMR ctrl, mkey
+ * context, 64 bytes of translations, the BSF), and the basic blocks the
+ * whole WR may take: a REG_MR of the internal page key, that UMR and two
+ * SET_PSV WQEs.
+ */
+#define MLX5SP_SIG_XLT_BYTES	64
+#define MLX5SP_SIG_UMR_WQE_SIZE	(sizeof(struct mlx5_wqe_ctrl_seg) + \
+				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \
+				 sizeof(struct mlx5_mkey_seg) + \
+				 MLX5SP_SIG_XLT_BYTES + sizeof(struct mlx5_bsf))
+#define MLX5SP_PSV_WQE_SIZE	(sizeof(struct mlx5_wqe_ctrl_seg) + \
+				 sizeof(struct mlx5_seg_set_psv))
+#define MLX5SP_INTEGRITY_BBS	(DIV_ROUND_UP(MLX5SP_UMR_WQE_SIZE, MLX5_SEND_WQE_BB) + \
+				 DIV_ROUND_UP(MLX5SP_SIG_UMR_WQE_SIZE, MLX5_SEND_WQE_BB) + \
+				 2 * DIV_ROUND_UP(MLX5SP_PSV_WQE_SIZE, MLX5_SEND_WQE_BB))
 
 enum mlx5sp_mmap_cmd {
 	MLX5SP_MMAP_REGULAR_PAGE	= 0,
@@ -57,6 +73,12 @@ struct mlx5sp_ib_dev {
 	struct mlx5sp_dev *mdev;
 	struct net_device *netdev;	/* held by the bus (model), may be NULL */
 	atomic_t mkey_var;		/* key byte of the next MKEY */
+	/*
+	 * Integrity MRs by MKEY index; its xa_lock also protects their
+	 * mlx5sp_sig err, err_exists and sigerr_count (the CQ poller records
+	 * SIGERR CQEs, check_mr_status reads and clears).
+	 */
+	struct xarray sig_mrs;
 	struct dma_pool *db_pool;	/* kernel doorbell records */
 	bool registered;
 };
@@ -115,6 +137,34 @@ struct mlx5sp_ah {
 	u8 sl;
 };
 
+/*
+ * The signature state of an integrity MR: its two PSVs, and the last
+ * signature error the device reported for its key (dev->sig_mrs' lock).
+ */
+struct mlx5sp_sig {
+	u32 psv_mem;
+	u32 psv_wire;
+	struct ib_sig_err err;
+	bool err_exists;
+	u32 sigerr_count;		/* errors seen; its low bit goes in the UMR */
+	bool checked;			/* check_mr_status since the last UMR */
+};
+
+/*
+ * What map_mr_sg_pi laid out for an integrity MR: data and metadata as
+ * (key, address, length) in the memory domain, through the PD's local DMA
+ * key (one entry each) or through the internal page key pi_mr.
+ */
+struct mlx5sp_pi_layout {
+	u32 data_key;
+	u64 data_va;
+	u32 data_len;
+	u32 meta_key;
+	u64 meta_va;
+	u32 meta_len;			/* 0: no separate metadata */
+	bool use_pi_mr;			/* pi_mr must be registered first */
+};
+
 struct mlx5sp_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -126,6 +176,10 @@ struct mlx5sp_mr {
 	u32 descs_mkey;
 	u32 max_descs;
 	u32 ndescs;
+	/* integrity MRs: the signature key is mkey */
+	struct mlx5sp_sig *sig;
+	struct mlx5sp_mr *pi_mr;	/* internal MTT key for data + metadata */
+	struct mlx5sp_pi_layout pi;
 };
 
 struct mlx5sp_mw {
@@ -182,6 +236,12 @@ struct mlx5sp_wq {
 	 * WQE is pending, read by poll after its CQE.
 	 */
 	u8 *wc_op;
+	/*
+	 * SQ: set for a WQE that is not the last of its WR (REG_MR_INTEGRITY
+	 * posts several); its flush completion is not reported. Set under
+	 * lock while the WQE is pending.
+	 */
+	unsigned long *partial;
 	u32 wqe_cnt;
 	u32 max_post;
 	u32 max_gs;
@@ -216,6 +276,7 @@ struct mlx5sp_qp {
 	u32 wqe_size;			/* kernel: bytes a send WQE may take */
 	bool user;
 	bool sig_pipelining;		/* kernel: drain on signature error */
+	bool integrity;			/* kernel: IB_QP_CREATE_INTEGRITY_EN */
 };
 
 /* sq.wc_op of a WQE that was not cancelled */
@@ -229,6 +290,7 @@ static inline void *mlx5sp_sq_bb(struct mlx5sp_qp *qp, u32 n)
 
 int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
 				  struct mlx5sp_qp *qp);
+bool mlx5sp_qp_sig_stopped(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp);
 
 static inline bool mlx5sp_qp_is_ud(const struct mlx5sp_qp *qp)
 {
@@ -377,6 +439,18 @@ struct ib_mr *mlx5sp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			      u32 max_num_sg);
 int mlx5sp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		     unsigned int *sg_offset);
+struct ib_mr *mlx5sp_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_sg,
+					u32 max_num_meta_sg);
+int mlx5sp_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
+			int data_sg_nents, unsigned int *data_sg_offset,
+			struct scatterlist *meta_sg, int meta_sg_nents,
+			unsigned int *meta_sg_offset);
+int mlx5sp_frwr_set_page(struct ib_mr *ibmr, u64 addr);
+int mlx5sp_dereg_integrity(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr);
+int mlx5sp_check_mr_status(struct ib_mr *ibmr, u32 check_mask,
+			   struct ib_mr_status *mr_status);
+void mlx5sp_sig_err_cqe(struct mlx5sp_ib_dev *dev,
+			const struct mlx5_sig_err_cqe *cqe);
 int mlx5sp_create_mkey(struct mlx5sp_ib_dev *dev, u32 *in, int inlen,
 		       u32 *mkey);
 int mlx5sp_destroy_mkey(struct mlx5sp_ib_dev *dev, u32 mkey);

@@ -29,9 +29,11 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 
 	.add_gid = mlx5sp_add_gid,
 	.alloc_mr = mlx5sp_alloc_mr,
+	.alloc_mr_integrity = mlx5sp_alloc_mr_integrity,
 	.alloc_mw = mlx5sp_alloc_mw,
 	.alloc_pd = mlx5sp_alloc_pd,
 	.alloc_ucontext = mlx5sp_alloc_ucontext,
+	.check_mr_status = mlx5sp_check_mr_status,
 	.create_ah = mlx5sp_create_ah,
 	.create_cq = mlx5sp_create_cq,
 	.create_qp = mlx5sp_create_qp,
@@ -53,6 +55,7 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 	.get_link_layer = mlx5sp_get_link_layer,
 	.get_port_immutable = mlx5sp_get_port_immutable,
 	.map_mr_sg = mlx5sp_map_mr_sg,
+	.map_mr_sg_pi = mlx5sp_map_mr_sg_pi,
 	.mmap = mlx5sp_mmap,
 	.mmap_free = mlx5sp_mmap_free,
 	.modify_qp = mlx5sp_modify_qp,
@@ -181,6 +184,7 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	dev->mdev = mdev;
 	dev->netdev = netdev;
 	atomic_set(&dev->mkey_var, 0);
+	xa_init_flags(&dev->sig_mrs, XA_FLAGS_LOCK_IRQ);
 	dev->ib.node_type = RDMA_NODE_IB_CA;
 	dev->ib.phys_port_cnt = 1;
 	dev->ib.num_comp_vectors = mdev->num_comp_eqs;
@@ -237,6 +241,8 @@ static void mlx5sp_dealloc_driver(struct ib_device *ibdev)
 
 	mlx5sp_set_event_listener(mdev, NULL);
 	mdev->ib = NULL;
+	WARN_ON(!xa_empty(&dev->sig_mrs));
+	xa_destroy(&dev->sig_mrs);
 	dma_pool_destroy(dev->db_pool);
 	mdev->release(mdev);
 }

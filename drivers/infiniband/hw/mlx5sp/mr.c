@@ -177,6 +177,8 @@ int mlx5sp_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mlx5sp_mr *mr = to_mr(ibmr);
 	int err;
 
+	if (mr->sig)
+		return mlx5sp_dereg_integrity(dev, mr);
 	err = mlx5sp_destroy_mkey(dev, mr->mkey);
 	/* A live device refusing means the key is still in use: keep it. */
 	if (err && !mlx5sp_dev_dead(dev->mdev))
@@ -223,7 +225,7 @@ static int create_frwr_mkey(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr,
 	return mlx5sp_create_mkey(dev, in, sizeof(in), &mr->mkey);
 }
 
-/* Signature (integrity) and SG_GAPS MRs come with issue 4. */
+/* Integrity MRs: integrity.c. SG_GAPS MRs are not offered. */
 struct ib_mr *mlx5sp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			      u32 max_num_sg)
 {
@@ -267,7 +269,7 @@ err_free_mr:
 	return ERR_PTR(err);
 }
 
-static int frwr_set_page(struct ib_mr *ibmr, u64 addr)
+int mlx5sp_frwr_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct mlx5sp_mr *mr = to_mr(ibmr);
 
@@ -282,9 +284,10 @@ int mlx5sp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct mlx5sp_mr *mr = to_mr(ibmr);
 
-	if (!mr->descs)
+	if (!mr->descs || mr->sig)
 		return -EINVAL;
 	mr->ndescs = 0;
 	/* the list is coherent memory: the device reads what is written */
-	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, frwr_set_page);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      mlx5sp_frwr_set_page);
 }

@@ -426,10 +426,16 @@ static int set_kernel_sq_size(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	/* RC: room for a fast registration / local invalidate UMR */
 	if (!is_ud(attr->qp_type))
 		wqe_size = max_t(size_t, wqe_size, MLX5SP_UMR_WQE_SIZE);
+	/* and with integrity: for a signature key's UMR */
+	if (qp->integrity)
+		wqe_size = max_t(size_t, wqe_size, MLX5SP_SIG_UMR_WQE_SIZE);
 	wqe_size = ALIGN(wqe_size, MLX5_SEND_WQE_BB);
 	if (wqe_size > MLX5SP_CAP_GEN(dev, max_wqe_sz_sq))
 		return -EINVAL;
 	bbs = wqe_size / MLX5_SEND_WQE_BB;
+	/* each WR may take the WQEs of a REG_MR_INTEGRITY */
+	if (qp->integrity)
+		bbs = max_t(size_t, bbs, MLX5SP_INTEGRITY_BBS);
 	qp->sq.wqe_shift = ilog2(MLX5_SEND_WQE_BB);
 	qp->sq.wqe_cnt = roundup_pow_of_two(attr->cap.max_send_wr * bbs);
 	if (qp->sq.wqe_cnt > (1U << MLX5SP_CAP_GEN(dev, log_max_qp_sz)))
@@ -449,12 +455,14 @@ static void free_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp)
 	kvfree(qp->sq.wrid);
 	kvfree(qp->sq.wqe_head);
 	kvfree(qp->sq.wc_op);
+	bitmap_free(qp->sq.partial);
 	kvfree(qp->rq.wrid);
 	kfree(qp->scratch);
 	qp->scratch = NULL;
 	qp->sq.wrid = NULL;
 	qp->sq.wqe_head = NULL;
 	qp->sq.wc_op = NULL;
+	qp->sq.partial = NULL;
 	qp->rq.wrid = NULL;
 	mlx5sp_buf_free(dev, &qp->buf);
 	mlx5sp_db_free(dev, &qp->db);
@@ -488,9 +496,10 @@ static int create_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		qp->sq.wrid = kvcalloc(qp->sq.wqe_cnt, sizeof(u64), GFP_KERNEL);
 		qp->sq.wqe_head = kvcalloc(qp->sq.wqe_cnt, sizeof(u32), GFP_KERNEL);
 		qp->sq.wc_op = kvmalloc(qp->sq.wqe_cnt, GFP_KERNEL);
+		qp->sq.partial = bitmap_zalloc(qp->sq.wqe_cnt, GFP_KERNEL);
 		qp->scratch = kzalloc(qp->wqe_size, GFP_KERNEL);
 		if (!qp->sq.wrid || !qp->sq.wqe_head || !qp->sq.wc_op ||
-		    !qp->scratch) {
+		    !qp->sq.partial || !qp->scratch) {
 			err = -ENOMEM;
 			goto err_free;
 		}
@@ -695,6 +704,7 @@ static int check_create_attr(struct mlx5sp_ib_dev *dev,
 	 * multicast at all.
 	 */
 	if ((attr->create_flags & ~(MLX5SP_QP_CREATE_SIG_PIPELINING |
+				    IB_QP_CREATE_INTEGRITY_EN |
 				    IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)) ||
 	    attr->rwq_ind_tbl || attr->xrcd)
 		return -EOPNOTSUPP;
@@ -702,6 +712,11 @@ static int check_create_attr(struct mlx5sp_ib_dev *dev,
 	if ((attr->create_flags & MLX5SP_QP_CREATE_SIG_PIPELINING) &&
 	    (udata || attr->qp_type != IB_QPT_RC ||
 	     !MLX5SP_CAP_GEN(dev, drain_sigerr)))
+		return -EOPNOTSUPP;
+	/* integrity MRs: kernel RC QPs on a device with signature offload */
+	if ((attr->create_flags & IB_QP_CREATE_INTEGRITY_EN) &&
+	    (udata || attr->qp_type != IB_QPT_RC ||
+	     !MLX5SP_CAP_GEN(dev, sho)))
 		return -EOPNOTSUPP;
 	if (attr->srq && (attr->qp_type == IB_QPT_GSI ||
 			  to_srq(attr->srq)->user != !!udata))
@@ -730,6 +745,7 @@ int mlx5sp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		return err;
 	qp->type = attr->qp_type;
 	qp->sig_pipelining = attr->create_flags & MLX5SP_QP_CREATE_SIG_PIPELINING;
+	qp->integrity = attr->create_flags & IB_QP_CREATE_INTEGRITY_EN;
 	qp->state = IB_QPS_RESET;
 	qp->port = attr->qp_type == IB_QPT_GSI ? MLX5SP_IB_PORT : 0;
 	mutex_init(&qp->mutex);
@@ -1034,6 +1050,9 @@ static int modify_qp_locked(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	int err;
 
 	cur = attr_mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	/* stopped by a signature error (drain_sigerr): it is in SQD */
+	if (!(attr_mask & IB_QP_CUR_STATE) && mlx5sp_qp_sig_stopped(dev, qp))
+		cur = IB_QPS_SQD;
 	new = attr_mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, qp->ibqp.qp_type, attr_mask))
 		return -EINVAL;

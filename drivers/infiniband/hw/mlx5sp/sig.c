@@ -28,9 +28,9 @@ int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
 	return mlx5sp_cmd_exec_in(dev->mdev, init2init_qp, in);
 }
 
-/* Where the stopped SQ stands: -EINVAL unless the QP is in SQD. */
-static int query_sqd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
-		     u16 *counter)
+/* The QP's state in firmware and where its SQ stands. */
+static int query_qpc(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+		     u8 *state, u16 *counter)
 {
 	int outlen = MLX5_ST_SZ_BYTES(query_qp_out);
 	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
@@ -44,17 +44,39 @@ static int query_sqd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
 	MLX5_SET(query_qp_in, in, qpn, qp->mqp.qpn);
 	err = mlx5sp_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
-	if (err)
-		goto out;
-	qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
-	if (MLX5_GET(qpc, qpc, state) != MLX5_QP_STATE_SQD) {
-		err = -EINVAL;
-		goto out;
+	if (!err) {
+		qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
+		*state = MLX5_GET(qpc, qpc, state);
+		*counter = MLX5_GET(qpc, qpc, hw_sq_wqebb_counter);
 	}
-	*counter = MLX5_GET(qpc, qpc, hw_sq_wqebb_counter);
-out:
 	kfree(out);
 	return err;
+}
+
+/* Where the stopped SQ stands: -EINVAL unless the QP is in SQD. */
+static int query_sqd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+		     u16 *counter)
+{
+	u8 state;
+	int err;
+
+	err = query_qpc(dev, qp, &state, counter);
+	if (err)
+		return err;
+	return state == MLX5_QP_STATE_SQD ? 0 : -EINVAL;
+}
+
+/*
+ * Did the device stop the QP in SQD after a signature error, while the
+ * driver still has it in RTS? Then a ULP's modify to RTS is SQD->RTS.
+ * qp->mutex held.
+ */
+bool mlx5sp_qp_sig_stopped(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp)
+{
+	u16 counter;
+
+	return qp->sig_pipelining && !qp->user && qp->state == IB_QPS_RTS &&
+	       !query_sqd(dev, qp, &counter);
 }
 
 /* The completion opcode a cancelled WQE keeps (its CQE says NOP). */
@@ -71,6 +93,7 @@ static u8 wc_opcode(u8 mlx5_opcode)
 	case MLX5_OPCODE_ATOMIC_FA:
 		return IB_WC_FETCH_ADD;
 	case MLX5_OPCODE_UMR:
+	case MLX5_OPCODE_SET_PSV:
 		return IB_WC_REG_MR;
 	case MLX5_OPCODE_NOP:
 		return MLX5SP_WC_OP_NONE;
@@ -129,7 +152,9 @@ int mlx5sp_qp_cancel_send_wrs(struct ib_qp *ibqp, u64 wr_id)
 			/* opcode and opmod cleared, the WQE index kept */
 			ctrl->opmod_idx_opcode = cpu_to_be32((v & 0xffff00) |
 							     MLX5_OPCODE_NOP);
-			n++;
+			/* a WR of several WQEs counts once, by its last */
+			if (!test_bit(idx, qp->sq.partial))
+				n++;
 		}
 		pos += nbb;
 	}

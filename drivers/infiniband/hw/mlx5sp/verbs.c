@@ -77,6 +77,17 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 				  IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/* rdma link delete may remove the device; user contexts disassociate. */
 	props->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* integrity MRs for kernel ULPs (T10-DIF offload, as mlx5_ib) */
+	if (MLX5SP_CAP_GEN(dev, sho)) {
+		props->kernel_cap_flags |= IBK_INTEGRITY_HANDOVER;
+		props->sig_prot_cap = IB_PROT_T10DIF_TYPE_1 |
+				      IB_PROT_T10DIF_TYPE_2 |
+				      IB_PROT_T10DIF_TYPE_3;
+		props->sig_guard_cap = IB_GUARD_T10DIF_CRC |
+				       IB_GUARD_T10DIF_CSUM;
+		props->max_pi_fast_reg_page_list_len =
+			MLX5SP_MAX_FRWR_PAGES / 2;
+	}
 	props->max_send_sge = max_send_sge(dev);
 	props->max_recv_sge = max_recv_sge(dev);
 	props->max_sge_rd = MLX5SP_MAX_SGE_RD;

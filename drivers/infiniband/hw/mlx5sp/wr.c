@@ -9,6 +9,8 @@
  * rewrites a free MTT MKEY (its key byte from the WR's key, the access,
  * iova, length and page size, the page list by pointer) and makes it
  * valid; IB_WR_LOCAL_INV makes it free. The key's index must be the MR's.
+ * IB_WR_REG_MR_INTEGRITY (integrity MRs, integrity.c) posts up to four
+ * WQEs for one WR: see post_reg_integrity().
  */
 #include "ib.h"
 
@@ -77,33 +79,37 @@ static u64 reg_mr_mask(void)
 	       MLX5_MKEY_MASK_SMALL_FENCE | MLX5_MKEY_MASK_FREE;
 }
 
-/* UMR control, mkey context and the page list pointer of a REG_MR. */
-static int set_reg_mr(void *seg, const struct ib_reg_wr *wr)
+/*
+ * UMR control, mkey context and the page list pointer of a REG_MR of @mr
+ * with @key; @check_free: the key must be free (invalidated) first, as
+ * mlx5_ib asks of a ULP's MR (not of the internal key of an integrity MR,
+ * which each REG_MR_INTEGRITY registers again).
+ */
+static int fill_reg_mr(void *seg, struct mlx5sp_mr *mr, u32 key, int access,
+		       bool check_free)
 {
-	struct mlx5sp_mr *mr = to_mr(wr->mr);
 	struct mlx5_wqe_umr_ctrl_seg *umr = seg;
 	void *mkc = umr + 1;
 	struct mlx5_wqe_data_seg *d = mkc + sizeof(struct mlx5_mkey_seg);
 	u32 octo = ALIGN(mr->ndescs, 8) / 2;
 
-	if (!mr->descs || !mr->ndescs || (wr->key >> 8) != (mr->mkey >> 8) ||
-	    (wr->access & ~REG_MR_ACCESS) ||
+	if (!mr->descs || !mr->ndescs || (key >> 8) != (mr->mkey >> 8) ||
+	    (access & ~REG_MR_ACCESS) ||
 	    mr->ibmr.page_size < MLX5_ADAPTER_PAGE_SIZE ||
 	    !is_power_of_2(mr->ibmr.page_size))
 		return -EINVAL;
-	/* as mlx5_ib: the MR must be free (invalidated) to be registered */
-	umr->flags = MLX5_UMR_CHECK_NOT_FREE;
+	umr->flags = check_free ? MLX5_UMR_CHECK_NOT_FREE : 0;
 	umr->xlt_octowords = cpu_to_be16(octo);
 	umr->mkey_mask = cpu_to_be64(reg_mr_mask());
 	MLX5_SET(mkc, mkc, free, 0);
-	MLX5_SET(mkc, mkc, a, !!(wr->access & IB_ACCESS_REMOTE_ATOMIC));
-	MLX5_SET(mkc, mkc, rw, !!(wr->access & IB_ACCESS_REMOTE_WRITE));
-	MLX5_SET(mkc, mkc, rr, !!(wr->access & IB_ACCESS_REMOTE_READ));
-	MLX5_SET(mkc, mkc, lw, !!(wr->access & IB_ACCESS_LOCAL_WRITE));
+	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
+	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
+	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
 	MLX5_SET(mkc, mkc, lr, 1);
 	MLX5_SET(mkc, mkc, en_rinval, 1);
 	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, mkey_7_0, wr->key & 0xff);
+	MLX5_SET(mkc, mkc, mkey_7_0, key & 0xff);
 	MLX5_SET64(mkc, mkc, start_addr, mr->ibmr.iova);
 	MLX5_SET64(mkc, mkc, len, mr->ibmr.length);
 	MLX5_SET(mkc, mkc, log_page_size, ilog2(mr->ibmr.page_size));
@@ -111,6 +117,11 @@ static int set_reg_mr(void *seg, const struct ib_reg_wr *wr)
 	d->lkey = cpu_to_be32(mr->descs_mkey);
 	d->addr = cpu_to_be64(mr->descs_dma);
 	return 0;
+}
+
+static int set_reg_mr(void *seg, const struct ib_reg_wr *wr)
+{
+	return fill_reg_mr(seg, to_mr(wr->mr), wr->key, wr->access, true);
 }
 
 /* LOCAL_INV: the MKEY goes free; nothing else changes. */
@@ -122,6 +133,210 @@ static void set_local_inv(void *seg)
 	umr->flags = MLX5_UMR_INLINE;
 	umr->mkey_mask = cpu_to_be64(MLX5_MKEY_MASK_FREE);
 	MLX5_SET(mkc, mkc, free, 1);
+}
+
+/* ---- REG_MR_INTEGRITY -------------------------------------------------- */
+
+/* The fields a signature key's UMR changes (mlx5_ib's sig_mkey_mask). */
+static u64 sig_mkey_mask(void)
+{
+	return MLX5_MKEY_MASK_LEN | MLX5_MKEY_MASK_START_ADDR |
+	       MLX5_MKEY_MASK_EN_SIGERR | MLX5_MKEY_MASK_EN_RINVAL |
+	       MLX5_MKEY_MASK_KEY | MLX5_MKEY_MASK_LR | MLX5_MKEY_MASK_LW |
+	       MLX5_MKEY_MASK_RR | MLX5_MKEY_MASK_RW |
+	       MLX5_MKEY_MASK_SMALL_FENCE | MLX5_MKEY_MASK_FREE |
+	       MLX5_MKEY_MASK_BSF_EN;
+}
+
+/* The PRM block size selector of a protection interval; 0: none. */
+static u8 bs_selector(u32 interval)
+{
+	switch (interval) {
+	case 512:	return MLX5SP_BS_512;
+	case 520:	return MLX5SP_BS_520;
+	case 4096:	return MLX5SP_BS_4096;
+	case 4160:	return MLX5SP_BS_4160;
+	case SZ_1G:	return MLX5SP_BS_1G;
+	default:	return 0;
+	}
+}
+
+/* A domain the device can protect @data_len bytes of data with. */
+static bool sig_domain_ok(const struct ib_sig_domain *d, u32 data_len)
+{
+	const struct ib_t10_dif_domain *dif = &d->sig.dif;
+
+	switch (d->sig_type) {
+	case IB_SIG_TYPE_NONE:
+		return true;
+	case IB_SIG_TYPE_T10_DIF:
+		return (dif->bg_type == IB_T10DIF_CRC ||
+			dif->bg_type == IB_T10DIF_CSUM) &&
+		       bs_selector(dif->pi_interval) &&
+		       !(data_len % dif->pi_interval);
+	default:
+		return false;
+	}
+}
+
+#define REG_INTEGRITY_ACCESS (REG_MR_ACCESS & ~IB_ACCESS_REMOTE_ATOMIC)
+
+/* Everything a REG_MR_INTEGRITY needs, before anything is written. */
+static int check_reg_integrity(struct mlx5sp_qp *qp, const struct ib_reg_wr *wr)
+{
+	struct mlx5sp_mr *mr = wr->mr ? to_mr(wr->mr) : NULL;
+	const struct mlx5sp_pi_layout *pi;
+	const struct ib_sig_attrs *sa;
+	u32 bs;
+
+	if (!qp->integrity || !mr || !mr->sig || !wr->mr->sig_attrs ||
+	    wr->wr.num_sge || (wr->key >> 8) != (mr->mkey >> 8) ||
+	    (wr->access & ~REG_INTEGRITY_ACCESS))
+		return -EINVAL;
+	pi = &mr->pi;
+	sa = wr->mr->sig_attrs;
+	if (!pi->data_len || !sig_domain_ok(&sa->mem, pi->data_len) ||
+	    !sig_domain_ok(&sa->wire, pi->data_len))
+		return -EINVAL;
+	if (sa->mem.sig_type == IB_SIG_TYPE_T10_DIF) {
+		/* separate metadata, a PI for each block: a repeat block */
+		bs = sa->mem.sig.dif.pi_interval;
+		if (bs > U16_MAX ||
+		    pi->meta_len < pi->data_len / bs * MLX5_DIF_SIZE)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void fill_bsf_inl(struct mlx5_bsf_inl *inl, const struct ib_sig_domain *d)
+{
+	const struct ib_t10_dif_domain *dif = &d->sig.dif;
+
+	/* valid, tags from here rather than from the PSV */
+	inl->vld_refresh = cpu_to_be16(MLX5_BSF_INL_VALID |
+				       MLX5_BSF_REFRESH_DIF);
+	inl->dif_apptag = cpu_to_be16(dif->app_tag);
+	inl->dif_reftag = cpu_to_be32(dif->ref_tag);
+	inl->rp_inv_seed = MLX5_BSF_REPEAT_BLOCK;
+	inl->sig_type = dif->bg_type == IB_T10DIF_CRC ? MLX5_DIF_CRC :
+							MLX5_DIF_IPCS;
+	if (dif->ref_remap)
+		inl->dif_inc_ref_guard_check |= MLX5_BSF_INC_REFTAG;
+	if (dif->app_escape)
+		inl->dif_inc_ref_guard_check |= dif->ref_escape ?
+						MLX5_BSF_APPREF_ESCAPE :
+						MLX5_BSF_APPTAG_ESCAPE;
+	inl->dif_app_bitmask_check = cpu_to_be16(dif->apptag_check_mask);
+}
+
+static void fill_bsf(struct mlx5_bsf *bsf, const struct ib_sig_attrs *sa,
+		     const struct mlx5sp_sig *sig, u32 data_len)
+{
+	const struct ib_sig_domain *mem = &sa->mem, *wire = &sa->wire;
+	struct mlx5_bsf_basic *b = &bsf->basic;
+	bool mem_dif = mem->sig_type == IB_SIG_TYPE_T10_DIF;
+
+	b->bsf_size_sbs = MLX5SP_BSF_SIZE_WITH_INLINE << MLX5SP_BSF_SIZE_SHIFT;
+	b->check_byte_mask = sa->check_mask;
+	b->raw_data_size = cpu_to_be32(data_len);
+	if (mem_dif) {
+		b->mem.bs_selector = bs_selector(mem->sig.dif.pi_interval);
+		b->m_bfs_psv = cpu_to_be32(sig->psv_mem);
+		fill_bsf_inl(&bsf->m_inl, mem);
+	}
+	if (wire->sig_type != IB_SIG_TYPE_T10_DIF)
+		return;
+	if (mem_dif && mem->sig.dif.pi_interval == wire->sig.dif.pi_interval) {
+		/* same block structure: PI bytes that agree are copied */
+		b->bsf_size_sbs |= MLX5SP_BSF_SBS;
+		if (mem->sig.dif.bg_type == wire->sig.dif.bg_type)
+			b->wire.copy_byte_mask |= MLX5_CPY_GRD_MASK;
+		if (mem->sig.dif.app_tag == wire->sig.dif.app_tag)
+			b->wire.copy_byte_mask |= MLX5_CPY_APP_MASK;
+		if (mem->sig.dif.ref_tag == wire->sig.dif.ref_tag)
+			b->wire.copy_byte_mask |= MLX5_CPY_REF_MASK;
+	} else {
+		b->wire.bs_selector = bs_selector(wire->sig.dif.pi_interval);
+	}
+	b->w_bfs_psv = cpu_to_be32(sig->psv_wire);
+	fill_bsf_inl(&bsf->w_inl, wire);
+}
+
+/*
+ * The signature key's UMR after the control segment: UMR control, mkey
+ * context, the memory domain's translations (one KLM for data alone, a
+ * repeat block of data and metadata for separate metadata), the BSF.
+ */
+static void fill_sig_umr(void *seg, const struct ib_reg_wr *wr, u8 sigerr)
+{
+	struct mlx5sp_mr *mr = to_mr(wr->mr);
+	const struct ib_sig_attrs *sa = wr->mr->sig_attrs;
+	const struct mlx5sp_pi_layout *pi = &mr->pi;
+	struct mlx5_wqe_umr_ctrl_seg *umr = seg;
+	void *mkc = umr + 1;
+	void *xlt = mkc + sizeof(struct mlx5_mkey_seg);
+	u64 mem_len = pi->data_len;
+
+	umr->flags = MLX5_UMR_INLINE | MLX5_UMR_CHECK_NOT_FREE;
+	umr->xlt_octowords = cpu_to_be16(MLX5SP_SIG_XLT_BYTES / MLX5_SEND_WQE_DS);
+	umr->bsf_octowords = cpu_to_be16(MLX5_MKEY_BSF_OCTO_SIZE);
+	umr->mkey_mask = cpu_to_be64(sig_mkey_mask());
+	if (sa->mem.sig_type == IB_SIG_TYPE_T10_DIF) {
+		struct mlx5_stride_block_ctrl_seg *sb = xlt;
+		struct mlx5_stride_block_entry *e = (void *)(sb + 1);
+		u32 bs = sa->mem.sig.dif.pi_interval;
+		u32 nblocks = pi->data_len / bs;
+
+		sb->bcount_per_cycle = cpu_to_be32(bs + MLX5_DIF_SIZE);
+		sb->op = cpu_to_be32(MLX5_STRIDE_BLOCK_OP);
+		sb->repeat_count = cpu_to_be32(nblocks);
+		sb->num_entries = cpu_to_be16(2);
+		e[0].stride = cpu_to_be16(bs);
+		e[0].bcount = cpu_to_be16(bs);
+		e[0].key = cpu_to_be32(pi->data_key);
+		e[0].va = cpu_to_be64(pi->data_va);
+		e[1].stride = cpu_to_be16(MLX5_DIF_SIZE);
+		e[1].bcount = cpu_to_be16(MLX5_DIF_SIZE);
+		e[1].key = cpu_to_be32(pi->meta_key);
+		e[1].va = cpu_to_be64(pi->meta_va);
+		mem_len += (u64)nblocks * MLX5_DIF_SIZE;
+	} else {
+		struct mlx5_klm *klm = xlt;
+
+		klm->bcount = cpu_to_be32(pi->data_len);
+		klm->key = cpu_to_be32(pi->data_key);
+		klm->va = cpu_to_be64(pi->data_va);
+	}
+	MLX5_SET(mkc, mkc, free, 0);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
+	MLX5_SET(mkc, mkc, rw, !!(wr->access & IB_ACCESS_REMOTE_WRITE));
+	MLX5_SET(mkc, mkc, rr, !!(wr->access & IB_ACCESS_REMOTE_READ));
+	MLX5_SET(mkc, mkc, lw, !!(wr->access & IB_ACCESS_LOCAL_WRITE));
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, mkey_7_0, wr->key & 0xff);
+	MLX5_SET(mkc, mkc, en_rinval, 1);
+	MLX5_SET(mkc, mkc, bsf_en, 1);
+	MLX5_SET(mkc, mkc, expected_sigerr_count, sigerr & 1);
+	MLX5_SET64(mkc, mkc, start_addr, 0);
+	MLX5_SET64(mkc, mkc, len, mem_len);
+	MLX5_SET(mkc, mkc, bsf_octword_size, MLX5_MKEY_BSF_OCTO_SIZE);
+	MLX5_SET(mkc, mkc, translations_octword_size,
+		 MLX5SP_SIG_XLT_BYTES / MLX5_SEND_WQE_DS);
+	fill_bsf(xlt + MLX5SP_SIG_XLT_BYTES, sa, mr->sig, pi->data_len);
+}
+
+/* SET_PSV: the domain's transient signature (T10-DIF: guard seed and tags). */
+static void fill_set_psv(void *seg, u32 psv, const struct ib_sig_domain *d)
+{
+	struct mlx5_seg_set_psv *p = seg;
+
+	p->psv_num = cpu_to_be32(psv);
+	if (d->sig_type != IB_SIG_TYPE_T10_DIF)
+		return;
+	p->transient_sig = cpu_to_be32((u32)d->sig.dif.bg << 16 |
+				       d->sig.dif.app_tag);
+	p->ref_tag = cpu_to_be32(d->sig.dif.ref_tag);
 }
 
 /**
@@ -272,6 +487,126 @@ static void ring_sq_doorbell(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		    qp->bf_offset, val);
 }
 
+/*
+ * Copy the WQE built in the scratch area (@ds units) into the ring at
+ * cur_post, as a WQE of the WR @wr_id, the @head-th posted; @partial: not
+ * its last WQE. Returns its control segment. sq.lock held.
+ */
+static void *commit_wqe(struct mlx5sp_qp *qp, u64 wr_id, u32 head, u8 ds,
+			bool partial)
+{
+	u32 nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
+	u32 idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
+	void *ctrl = mlx5sp_sq_bb(qp, qp->sq.cur_post);
+	u32 i;
+
+	for (i = 0; i < nbb; i++)
+		memcpy(mlx5sp_sq_bb(qp, qp->sq.cur_post + i),
+		       qp->scratch + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+	qp->sq.wrid[idx] = wr_id;
+	qp->sq.wqe_head[idx] = head;
+	if (partial)
+		__set_bit(idx, qp->sq.partial);
+	else
+		__clear_bit(idx, qp->sq.partial);
+	qp->sq.cur_post += nbb;
+	return ctrl;
+}
+
+/* The control segment of the WQE in the scratch area, to go at cur_post. */
+static struct mlx5_wqe_ctrl_seg *scratch_ctrl(struct mlx5sp_qp *qp, u8 opcode,
+					      size_t size, u8 fm_ce_se)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)qp->scratch;
+
+	ctrl->opmod_idx_opcode = cpu_to_be32((qp->sq.cur_post & 0xffff) << 8 |
+					     opcode);
+	ctrl->qpn_ds = cpu_to_be32(qp->mqp.qpn << 8 |
+				   DIV_ROUND_UP(size, MLX5_SEND_WQE_DS));
+	ctrl->fm_ce_se = fm_ce_se;
+	return ctrl;
+}
+
+/*
+ * IB_WR_REG_MR_INTEGRITY: [a REG_MR of the internal page key,] the
+ * signature key's UMR, SET_PSV of the memory and of the wire PSV. The
+ * WR's fence goes on the first WQE, its completion (if signalled) on the
+ * last, which completes as IB_WC_REG_MR. As in mlx5_ib, the MR's status
+ * must have been checked (ib_check_mr_status) since its last
+ * registration. sq.lock held.
+ */
+static int post_reg_integrity(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+			      const struct ib_send_wr *wr, u32 head,
+			      void **last_ctrl)
+{
+	const struct ib_reg_wr *rwr = reg_wr(wr);
+	u8 fence = wr->send_flags & IB_SEND_FENCE ? MLX5_FENCE_MODE_FENCE : 0;
+	u8 signal = qp->sq_signal_bits |
+		    (wr->send_flags & IB_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0);
+	const size_t ctrl_sz = sizeof(struct mlx5_wqe_ctrl_seg);
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	const struct ib_sig_attrs *sa;
+	struct mlx5sp_sig *sig;
+	struct mlx5sp_mr *mr;
+	unsigned long flags;
+	u8 sigerr = 0;
+	int err;
+
+	err = check_reg_integrity(qp, rwr);
+	if (err)
+		return err;
+	mr = to_mr(rwr->mr);
+	sig = mr->sig;
+	sa = rwr->mr->sig_attrs;
+	if (mr->pi.use_pi_mr) {
+		memset(qp->scratch, 0, qp->wqe_size);
+		err = fill_reg_mr(qp->scratch + ctrl_sz, mr->pi_mr,
+				  mr->pi_mr->mkey, IB_ACCESS_LOCAL_WRITE, false);
+		if (err)
+			return err;
+	}
+	xa_lock_irqsave(&dev->sig_mrs, flags);
+	if (sig->checked) {
+		sig->checked = false;
+		sigerr = sig->sigerr_count;
+	} else {
+		err = -EINVAL;
+	}
+	xa_unlock_irqrestore(&dev->sig_mrs, flags);
+	if (err)
+		return err;
+
+	if (mr->pi.use_pi_mr) {
+		ctrl = scratch_ctrl(qp, MLX5_OPCODE_UMR, MLX5SP_UMR_WQE_SIZE,
+				    fence);
+		ctrl->umr_mkey = cpu_to_be32(mr->pi_mr->mkey);
+		commit_wqe(qp, wr->wr_id, head,
+			   DIV_ROUND_UP(MLX5SP_UMR_WQE_SIZE, MLX5_SEND_WQE_DS),
+			   true);
+		fence = 0;
+	}
+	memset(qp->scratch, 0, qp->wqe_size);
+	fill_sig_umr(qp->scratch + ctrl_sz, rwr, sigerr);
+	ctrl = scratch_ctrl(qp, MLX5_OPCODE_UMR, MLX5SP_SIG_UMR_WQE_SIZE, fence);
+	ctrl->umr_mkey = cpu_to_be32(rwr->key);
+	commit_wqe(qp, wr->wr_id, head,
+		   DIV_ROUND_UP(MLX5SP_SIG_UMR_WQE_SIZE, MLX5_SEND_WQE_DS), true);
+
+	memset(qp->scratch, 0, qp->wqe_size);
+	fill_set_psv(qp->scratch + ctrl_sz, sig->psv_mem, &sa->mem);
+	scratch_ctrl(qp, MLX5_OPCODE_SET_PSV, MLX5SP_PSV_WQE_SIZE, 0);
+	commit_wqe(qp, wr->wr_id, head,
+		   DIV_ROUND_UP(MLX5SP_PSV_WQE_SIZE, MLX5_SEND_WQE_DS), true);
+
+	memset(qp->scratch, 0, qp->wqe_size);
+	fill_set_psv(qp->scratch + ctrl_sz, sig->psv_wire, &sa->wire);
+	scratch_ctrl(qp, MLX5_OPCODE_SET_PSV, MLX5SP_PSV_WQE_SIZE, signal);
+	*last_ctrl = commit_wqe(qp, wr->wr_id, head,
+				DIV_ROUND_UP(MLX5SP_PSV_WQE_SIZE,
+					     MLX5_SEND_WQE_DS), false);
+	return 0;
+}
+
 int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
@@ -293,7 +628,6 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		goto out;
 	}
 	for (; wr; wr = wr->next, nreq++) {
-		u32 nbb, i, idx;
 		u8 ds;
 
 		if (wq_overflow(&qp->sq, nreq) ||
@@ -301,6 +635,15 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = wq_overflow(&qp->sq, nreq) ? -ENOMEM : -EINVAL;
 			*bad_wr = wr;
 			break;
+		}
+		if (wr->opcode == IB_WR_REG_MR_INTEGRITY) {
+			err = post_reg_integrity(dev, qp, wr, qp->sq.head + nreq,
+						 &last_ctrl);
+			if (err) {
+				*bad_wr = wr;
+				break;
+			}
+			continue;
 		}
 		/* Built whole, then copied in WQEBBs: a WQE may wrap the ring. */
 		memset(qp->scratch, 0, qp->wqe_size);
@@ -312,15 +655,8 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
-		for (i = 0; i < nbb; i++)
-			memcpy(mlx5sp_sq_bb(qp, qp->sq.cur_post + i),
-			       qp->scratch + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
-		idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
-		qp->sq.wrid[idx] = wr->wr_id;
-		qp->sq.wqe_head[idx] = qp->sq.head + nreq;
-		last_ctrl = mlx5sp_sq_bb(qp, qp->sq.cur_post);
-		qp->sq.cur_post += nbb;
+		last_ctrl = commit_wqe(qp, wr->wr_id, qp->sq.head + nreq, ds,
+				       false);
 	}
 	if (nreq) {
 		qp->sq.head += nreq;

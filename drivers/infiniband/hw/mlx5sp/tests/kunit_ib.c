@@ -16,6 +16,7 @@
 #include "ib.h"
 #include "mlx5sp_ulp.h"
 #include "sim/mlx5sp_sim.h"
+#include "kunit_ulp.h"
 
 /* QP state transitions */
 
@@ -321,24 +322,7 @@ static struct kunit_suite ib_logic_suite = {
 	.test_cases = ib_logic_cases,
 };
 
-/* A kernel ULP on a model device */
-
-#define ULP_BUF		4096
-#define ULP_TIMEOUT_MS	10000
-
-struct ulp {
-	struct mlx5sp_sim *sim;
-	struct net_device *ndev;
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	void *buf[2];
-	u64 dma[2];
-	u32 gid_index;
-	union ib_gid gid;
-	atomic_t sq_drained;		/* IB_EVENT_SQ_DRAINED seen */
-};
+/* A kernel ULP on a model device (struct ulp: kunit_ulp.h) */
 
 static void ulp_exit(void *data)
 {
@@ -433,7 +417,7 @@ static int connect_qp(struct ulp *u, struct ib_qp *qp, u32 dest)
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int poll_n(struct ulp *u, struct ib_wc *wc, int n)
+int poll_n(struct ulp *u, struct ib_wc *wc, int n)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
 	int got = 0, r;
@@ -457,7 +441,7 @@ static void ulp_qp_event(struct ib_event *ev, void *ctx)
 		atomic_inc(&u->sq_drained);
 }
 
-static struct ulp *ulp_setup_flags(struct kunit *test, u32 create_flags)
+struct ulp *ulp_setup_flags(struct kunit *test, u32 create_flags)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct ib_qp_init_attr qa = {};
