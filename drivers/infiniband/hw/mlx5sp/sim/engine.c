@@ -215,14 +215,17 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 {
 	struct task_struct *task;
 
-	/* signature transfers pass through it (xfer.c) */
-	sim->engine.wire = kvmalloc(SIM_WIRE_BUF, GFP_KERNEL);
+	/*
+	 * Signature transfers pass through it (xfer.c), a page at a time:
+	 * plain kmalloc memory, which KASAN watches.
+	 */
+	sim->engine.wire = kmalloc(SIM_WIRE_BUF, GFP_KERNEL);
 	if (!sim->engine.wire)
 		return -ENOMEM;
 	task = kthread_create(sim_engine_thread, sim, "mlx5sp_sim/%s",
 			      sim->name);
 	if (IS_ERR(task)) {
-		kvfree(sim->engine.wire);
+		kfree(sim->engine.wire);
 		sim->engine.wire = NULL;
 		return PTR_ERR(task);
 	}
@@ -246,6 +249,6 @@ void sim_engine_stop(struct mlx5sp_sim *sim)
 	/* kickers that saw the task are done with it */
 	synchronize_rcu();
 	kthread_stop(task);
-	kvfree(sim->engine.wire);
+	kfree(sim->engine.wire);
 	sim->engine.wire = NULL;
 }

@@ -419,7 +419,7 @@ struct sim_sge {
 };
 
 /* Signature errors of a transfer (xfer.c) */
-#define SIM_WIRE_BUF		SZ_64K
+#define SIM_WIRE_BUF		SZ_4K	/* a chunk of wire bytes */
 #define SIM_SIG_MAX_HITS	4
 
 /* A signature error a transfer found: in which list, through which key. */
