@@ -744,10 +744,9 @@ static void integrity_cancel_err(struct kunit *test)
 	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 	struct ib_sig_attrs sa = { .check_mask = 0xff };
 	struct ki_tx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct ib_wc wc, wcs[2];
 	struct ib_mr_status st;
 	unsigned long end;
-	struct ib_wc wc;
-	int n = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	/* not stopped: nothing to cancel from */
@@ -784,16 +783,15 @@ static void integrity_cancel_err(struct kunit *test)
 	/* a WR cancelled already is not cancelled again */
 	KUNIT_EXPECT_EQ(test, mlx5sp_qp_cancel_send_wrs(k->u->qp[0],
 							KI_RESP_ID(0)), 0);
+	/* a registration (several WQEs) posted while stopped: flushed once */
+	ki_reg_wr(&t->reg, t->mr, 0x1111, IB_SEND_SIGNALED);
+	KUNIT_ASSERT_EQ(test, ib_post_send(k->u->qp[0], &t->reg.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(k->u->qp[0], &a, IB_QP_STATE), 0);
-	end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
-	while (n < 1 && time_before(jiffies, end)) {
-		n = ib_poll_cq(k->u->cq, 1, &wc);
-		if (!n)
-			usleep_range(500, 1000);
-	}
-	KUNIT_ASSERT_EQ(test, n, 1);
-	KUNIT_EXPECT_EQ(test, wc.wr_id, KI_RESP_ID(0));
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_ASSERT_EQ(test, poll_n(k->u, wcs, 2), 2);
+	KUNIT_EXPECT_EQ(test, wcs[0].wr_id, KI_RESP_ID(0));
+	KUNIT_EXPECT_EQ(test, wcs[0].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wcs[1].wr_id, 0x1111ULL);
+	KUNIT_EXPECT_EQ(test, wcs[1].status, IB_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_EQ(test, ((u8 *)k->u->buf[1])[0], 0);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(k->u->cq, 1, &wc), 0);
