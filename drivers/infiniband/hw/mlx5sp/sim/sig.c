@@ -255,6 +255,33 @@ int sim_sig_ctx_init(struct sim_sig_ctx *ctx, const struct mlx5_bsf *bsf,
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_ctx_init);
 
+/* Data bytes in the first @len bytes of a domain's stream (from a block). */
+u64 sim_sig_dom_data(const struct sim_sig_domain *d, u64 len)
+{
+	u64 full, rem;
+
+	if (!d->type)
+		return len;
+	full = div64_u64_rem(len, d->block_size + d->pi_size, &rem);
+	return full * d->block_size + min_t(u64, rem, d->block_size);
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sig_dom_data);
+
+/*
+ * Bytes of a domain's stream (from a block) holding @data data bytes and
+ * the PI of every block they complete.
+ */
+u64 sim_sig_dom_bytes(const struct sim_sig_domain *d, u64 data)
+{
+	u64 full, rem;
+
+	if (!d->type)
+		return data;
+	full = div64_u64_rem(data, d->block_size, &rem);
+	return full * (d->block_size + d->pi_size) + rem;
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sig_dom_bytes);
+
 /*
  * A BSF a UMR gives a key: 0 when the engine can run transfers through it,
  * and the length of the key's wire domain for @mem_len memory bytes (the
@@ -263,27 +290,15 @@ EXPORT_SYMBOL_IF_KUNIT(sim_sig_ctx_init);
 int sim_sig_bsf_wire_len(const struct mlx5_bsf *bsf, u64 mem_len,
 			 u64 *wire_len)
 {
-	const struct sim_sig_domain *m, *w;
 	struct sim_sig_ctx ctx;
-	u64 data, full, rem;
 	int err;
 
 	err = sim_sig_ctx_init(&ctx, bsf, 0, 0, SIM_SIG_MEM_TO_WIRE);
 	if (err)
 		return err;
-	m = &ctx.dom[SIM_SIG_MEM];
-	w = &ctx.dom[SIM_SIG_WIRE];
-	data = mem_len;
-	if (m->type) {
-		full = div64_u64_rem(mem_len, m->block_size + m->pi_size,
-				     &rem);
-		data = full * m->block_size + min_t(u64, rem, m->block_size);
-	}
-	*wire_len = data;
-	if (w->type) {
-		full = div64_u64_rem(data, w->block_size, &rem);
-		*wire_len = full * (w->block_size + w->pi_size) + rem;
-	}
+	*wire_len = sim_sig_dom_bytes(&ctx.dom[SIM_SIG_WIRE],
+				      sim_sig_dom_data(&ctx.dom[SIM_SIG_MEM],
+						       mem_len));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_bsf_wire_len);

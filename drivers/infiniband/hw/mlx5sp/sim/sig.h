@@ -169,6 +169,9 @@ int sim_sig_ctx_init(struct sim_sig_ctx *ctx, const struct mlx5_bsf *bsf,
 
 int sim_sig_bsf_wire_len(const struct mlx5_bsf *bsf, u64 mem_len,
 			 u64 *wire_len);
+/* Data bytes of a domain's stream and back, from a block boundary */
+u64 sim_sig_dom_data(const struct sim_sig_domain *d, u64 len);
+u64 sim_sig_dom_bytes(const struct sim_sig_domain *d, u64 data);
 
 /* Start at data byte @data (a block boundary of both domains) instead of 0. */
 int sim_sig_ctx_seek(struct sim_sig_ctx *ctx, u64 data);

@@ -90,29 +90,6 @@ static int sim_wire_sink_refill(struct sim_sig_iter *it)
 	return 0;
 }
 
-/* Wire bytes that carry @len bytes of a wire stream from a block start. */
-static u64 sim_xfer_data_of_wire(const struct sim_sig_domain *w, u64 len)
-{
-	u64 stride, rem, full;
-
-	if (!w->type)
-		return len;
-	stride = w->block_size + w->pi_size;
-	full = div64_u64_rem(len, stride, &rem);
-	return full * w->block_size + min_t(u64, rem, w->block_size);
-}
-
-/* Memory bytes holding @data data bytes from a block start, with the PI. */
-static u64 sim_xfer_mem_of_data(const struct sim_sig_domain *m, u64 data)
-{
-	u64 rem, full;
-
-	if (!m->type)
-		return data;
-	full = div64_u64_rem(data, m->block_size, &rem);
-	return full * (m->block_size + m->pi_size) + rem;
-}
-
 static void sim_xfer_log(struct sim_xside *x, struct sim_sig_log *log)
 {
 	const struct sim_sig_err *err = sim_sig_first_err(&x->ctx);
@@ -153,7 +130,7 @@ static int sim_xside_begin(struct sim_xside *x, const struct sim_sge *sge)
 	err = sim_sig_ctx_seek(&x->ctx, data);
 	if (err)
 		return err;
-	moff = sim_xfer_mem_of_data(m, data);
+	moff = sim_sig_dom_bytes(m, data);
 	x->mem.it.p = NULL;
 	x->mem.it.avail = 0;
 	x->mem.it.refill = sim_key_refill;
@@ -161,8 +138,7 @@ static int sim_xside_begin(struct sim_xside *x, const struct sim_sge *sge)
 	x->mem.mk = sge->mk;
 	x->mem.va = start + moff;
 	x->mem.end = start + mem_len;
-	x->mem_left = sim_xfer_mem_of_data(m, sim_xfer_data_of_wire(w,
-								    sge->len));
+	x->mem_left = sim_sig_dom_bytes(m, sim_sig_dom_data(w, sge->len));
 	x->active = true;
 	return 0;
 }
