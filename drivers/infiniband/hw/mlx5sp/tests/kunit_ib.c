@@ -855,6 +855,11 @@ static void ulp_frwr(struct kunit *test)
 	kunit_release_action(test, ulp_exit, u);
 
 	u = ulp_setup(test);
+	/* the SGEs pointed at the first ULP's buffers, unmapped and freed */
+	sge.addr = u->dma[1];
+	sge.lkey = u->pd->local_dma_lkey;
+	rsge.addr = u->dma[0];
+	rsge.lkey = u->pd->local_dma_lkey;
 	mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	sg_dma_address(&sg[0]) = u->dma[0];
