@@ -52,7 +52,7 @@ void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
 	/* kernel image, firmware tables, holes: never device memory */
 	if (PageReserved(pfn_to_page(pfn)))
 		return NULL;
-	return phys_to_virt(addr);
+	return sim_dma_checked(phys_to_virt(addr), len);
 }
 
 void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p)

@@ -474,7 +474,7 @@ static void *sim_mkey_map_depth(struct mlx5sp_sim *sim,
 		if (!pa)
 			return NULL;
 		*len = min_t(u64, *len, avail);
-		return phys_to_virt(pa);
+		return sim_dma_checked(phys_to_virt(pa), *len);
 	case MLX5_MKC_ACCESS_MODE_KLMS:
 		/* one level of indirection: what a window or a sig key is */
 		if (depth || !sim_mkey_klm_at(mk, va, &klm, &avail))

@@ -58,8 +58,8 @@ s64 sim_pages_regular_needed(struct mlx5sp_sim *sim)
 
 static void sim_page_scribble(u64 pfn)
 {
-	memset(phys_to_virt(PFN_PHYS(pfn)), SIM_SCRIBBLE_BYTE,
-	       SIM_FW_PAGE_SIZE);
+	memset(sim_dma_checked(phys_to_virt(PFN_PHYS(pfn)), SIM_FW_PAGE_SIZE),
+	       SIM_SCRIBBLE_BYTE, SIM_FW_PAGE_SIZE);
 }
 
 /* Scribble on up to @max held pages, resuming where the last call ended. */
