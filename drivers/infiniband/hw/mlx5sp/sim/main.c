@@ -34,7 +34,7 @@ static void sim_release_work(struct work_struct *work);
  * address. Reject 0, misalignment, ranges crossing a page (callers walk
  * page by page) and anything that is not ordinary RAM.
  */
-void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
+static void *sim_dma_va(u64 addr, size_t len, size_t align)
 {
 	unsigned long pfn;
 
@@ -52,7 +52,25 @@ void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
 	/* kernel image, firmware tables, holes: never device memory */
 	if (PageReserved(pfn_to_page(pfn)))
 		return NULL;
-	return sim_dma_checked(phys_to_virt(addr), len);
+	return phys_to_virt(addr);
+}
+
+/* For an access now: the bytes are checked against KASAN's shadow. */
+void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
+{
+	void *p = sim_dma_va(addr, len, align);
+
+	return p ? sim_dma_checked(p, len) : NULL;
+}
+
+/*
+ * For a check of what a command names (page lists, firmware pages): the
+ * same rules, no access. A page of a block may lie beyond what its owner
+ * uses (an MTT block larger than the buffer), so it is not KASAN-checked.
+ */
+bool sim_dma_ram(u64 addr, size_t len, size_t align)
+{
+	return sim_dma_va(addr, len, align);
 }
 
 void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p)

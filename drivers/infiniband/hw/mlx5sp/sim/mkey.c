@@ -35,7 +35,7 @@ bool sim_mkey_page_ok(struct mlx5sp_sim *sim, u64 pa, u8 shift)
 	if (!IS_ALIGNED(pa, BIT_ULL(shift)))
 		return false;
 	for (off = 0; off < BIT_ULL(shift); off += SZ_4K)
-		if (!sim_dma_ptr(sim, pa + off, SZ_4K, SZ_4K))
+		if (!sim_dma_ram(pa + off, SZ_4K, SZ_4K))
 			return false;
 	return true;
 }

@@ -143,7 +143,7 @@ int sim_cmd_query_pages(struct sim_cmd *c)
 /* A firmware page is a whole, live page of ordinary RAM. */
 static bool sim_fw_page_ok(struct mlx5sp_sim *sim, u64 pa)
 {
-	if (!sim_dma_ptr(sim, pa, SIM_FW_PAGE_SIZE, SIM_FW_PAGE_SIZE))
+	if (!sim_dma_ram(pa, SIM_FW_PAGE_SIZE, SIM_FW_PAGE_SIZE))
 		return false;
 	return page_count(pfn_to_page(PHYS_PFN(pa))) > 0;
 }

@@ -624,6 +624,7 @@ static inline bool sim_engine_halted(struct mlx5sp_sim *sim)
 /* main.c */
 extern struct workqueue_struct *sim_release_wq;
 void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align);
+bool sim_dma_ram(u64 addr, size_t len, size_t align);
 
 /*
  * Every byte the device reaches through a DMA address passes here first.
