@@ -17,7 +17,8 @@
  * - DEVX_OBJ_MODIFY/QUERY: commands on a DEVX object or a verbs CQ or QP,
  *   which must name exactly that object;
  * - DEVX_UMEM_REG/DEREG: pinned user memory described to firmware;
- * - QUERY_EQN and QUERY_UAR.
+ * - QUERY_EQN and QUERY_UAR;
+ * - event channels and subscriptions: devx_event.c.
  *
  * Object kinds of mlx5_ib's DEVX that mlx5sp does not implement are refused
  * with -EOPNOTSUPP, and so is a command the device answers with "bad
@@ -87,7 +88,13 @@ static u16 devx_opcode(const void *in)
 
 static u64 devx_enc_id(u16 opcode, u32 id)
 {
-	return (u64)opcode << 32 | id;
+	return mlx5sp_devx_enc_id(opcode, id);
+}
+
+/* The devx id of a DEVX object (its uobject's object). */
+u64 mlx5sp_devx_obj_id(const void *obj)
+{
+	return ((const struct mlx5sp_devx_obj *)obj)->obj_id;
 }
 
 /* Queries of the device and the port any DEVX context may make. */
@@ -429,6 +436,7 @@ static int devx_obj_cleanup(struct ib_uobject *uobject,
 	err = devx_destroy(obj);
 	if (err)
 		return err;
+	mlx5sp_devx_event_obj_gone(obj->dev, obj);
 	kfree(obj);
 	return 0;
 }
@@ -453,6 +461,8 @@ static u64 devx_named_obj_id(const void *in)
 	case MLX5_CMD_OP_RTR2RTS_QP:
 	case MLX5_CMD_OP_RTS2RTS_QP:
 	case MLX5_CMD_OP_SQERR2RTS_QP:
+	case MLX5SP_CMD_OP_RTS2SQD_QP:
+	case MLX5_CMD_OP_SQD_RTS_QP:
 	case MLX5_CMD_OP_2ERR_QP:
 	case MLX5_CMD_OP_2RST_QP:
 		/* every QP command has qpn where QUERY_QP has it */
@@ -473,6 +483,8 @@ static bool devx_is_modify_cmd(const void *in)
 	case MLX5_CMD_OP_RTR2RTS_QP:
 	case MLX5_CMD_OP_RTS2RTS_QP:
 	case MLX5_CMD_OP_SQERR2RTS_QP:
+	case MLX5SP_CMD_OP_RTS2SQD_QP:
+	case MLX5_CMD_OP_SQD_RTS_QP:
 	case MLX5_CMD_OP_2ERR_QP:
 	case MLX5_CMD_OP_2RST_QP:
 		return true;
@@ -788,5 +800,6 @@ const struct uapi_definition mlx5sp_devx_defs[] = {
 				      UAPI_DEF_IS_OBJ_SUPPORTED(devx_is_supported)),
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(devx_is_supported)),
+	UAPI_DEF_CHAIN(mlx5sp_devx_event_defs),
 	{}
 };

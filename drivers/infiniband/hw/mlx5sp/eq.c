@@ -38,7 +38,7 @@ static void eq_update_ci(struct mlx5sp_eq *eq, bool arm)
 	mlx5sp_wr32(dev, off, (eq->eqn << 24) | (eq->cons_index & 0xffffff));
 }
 
-static void cq_comp(struct mlx5sp_dev *dev, u32 cqn)
+static bool cq_comp(struct mlx5sp_dev *dev, u32 cqn)
 {
 	struct mlx5sp_core_cq *cq;
 	unsigned long flags;
@@ -48,14 +48,12 @@ static void cq_comp(struct mlx5sp_dev *dev, u32 cqn)
 	if (cq)
 		refcount_inc(&cq->refcount);
 	xa_unlock_irqrestore(&dev->cq_table, flags);
-	if (!cq) {
-		dev_dbg_ratelimited(dev->dma_dev, "%s: completion for unknown CQ 0x%x\n",
-				    dev->name, cqn);
-		return;
-	}
+	if (!cq)
+		return false;
 	cq->comp(cq);
 	if (refcount_dec_and_test(&cq->refcount))
 		complete(&cq->free);
+	return true;
 }
 
 static void cq_event(struct mlx5sp_dev *dev, u32 cqn, u8 type)
@@ -123,18 +121,31 @@ static void port_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	spin_unlock_irqrestore(&dev->event_lock, flags);
 }
 
+/* To DEVX subscribers, if the IB device listens. */
+static void devx_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->listener.devx_event)
+		dev->listener.devx_event(dev->listener.ctx, eqe);
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
 static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 {
 	switch (eqe->type) {
 	case MLX5_EVENT_TYPE_COMP:
-		cq_comp(dev, be32_to_cpu(eqe->data.comp.cqn) & 0xffffff);
-		break;
+		/* a CQ that is not the driver's is a DEVX CQ */
+		if (!cq_comp(dev, be32_to_cpu(eqe->data.comp.cqn) & 0xffffff))
+			devx_event(dev, eqe);
+		return;
 	case MLX5_EVENT_TYPE_CMD:
 		mlx5sp_cmd_comp_handler(dev, be32_to_cpu(eqe->data.cmd.vector));
-		break;
+		return;
 	case MLX5_EVENT_TYPE_PAGE_REQUEST:
 		mlx5sp_pages_request(dev, (s32)be32_to_cpu(eqe->data.req_pages.num_pages));
-		break;
+		return;
 	case MLX5_EVENT_TYPE_PORT_CHANGE:
 		port_event(dev, eqe);
 		break;
@@ -157,8 +168,9 @@ static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	default:
 		dev_warn_ratelimited(dev->dma_dev, "%s: unexpected event type 0x%x\n",
 				     dev->name, eqe->type);
-		break;
+		return;
 	}
+	devx_event(dev, eqe);
 }
 
 static irqreturn_t eq_irq(int irq, void *data)

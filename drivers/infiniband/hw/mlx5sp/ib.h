@@ -80,6 +80,10 @@ struct mlx5sp_ib_dev {
 	 */
 	struct xarray sig_mrs;
 	struct dma_pool *db_pool;	/* kernel doorbell records */
+	/* DEVX event subscriptions (devx_event.c), any context */
+	spinlock_t devx_ev_lock;
+	struct list_head devx_subs;
+	unsigned int devx_nsubs;
 	bool registered;
 };
 
@@ -409,6 +413,18 @@ extern const struct uapi_definition mlx5sp_devx_defs[];
 int mlx5sp_devx_create_uctx(struct mlx5sp_ib_dev *dev, u16 *uid);
 void mlx5sp_devx_destroy_uctx(struct mlx5sp_ib_dev *dev, u16 uid);
 bool mlx5sp_devx_is_general_cmd(const void *in);
+u64 mlx5sp_devx_obj_id(const void *obj);
+
+/* How DEVX names an object: the opcode that created it and its number. */
+static inline u64 mlx5sp_devx_enc_id(u16 opcode, u32 id)
+{
+	return (u64)opcode << 32 | id;
+}
+
+/* devx_event.c */
+extern const struct uapi_definition mlx5sp_devx_event_defs[];
+void mlx5sp_devx_event(struct mlx5sp_ib_dev *dev, const struct mlx5_eqe *eqe);
+void mlx5sp_devx_event_obj_gone(struct mlx5sp_ib_dev *dev, const void *obj);
 
 /* doorbell.c */
 int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,

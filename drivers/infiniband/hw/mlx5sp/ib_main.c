@@ -101,6 +101,11 @@ static void dispatch_port_event(struct mlx5sp_ib_dev *dev, enum ib_event_type ty
 }
 
 /* Hard interrupt context: ib_dispatch_event() defers to a work item. */
+static void devx_event(void *ctx, const struct mlx5_eqe *eqe)
+{
+	mlx5sp_devx_event(ctx, eqe);
+}
+
 static void port_event(void *ctx, u8 port, u8 sub_type)
 {
 	struct mlx5sp_ib_dev *dev = ctx;
@@ -172,7 +177,10 @@ static void set_node_guid(struct mlx5sp_ib_dev *dev, struct net_device *netdev)
  */
 int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 {
-	struct mlx5sp_event_listener l = { .port_event = port_event };
+	struct mlx5sp_event_listener l = {
+		.port_event = port_event,
+		.devx_event = devx_event,
+	};
 	struct mlx5sp_ib_dev *dev;
 	int err;
 
@@ -185,6 +193,8 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	dev->netdev = netdev;
 	atomic_set(&dev->mkey_var, 0);
 	xa_init_flags(&dev->sig_mrs, XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&dev->devx_ev_lock);
+	INIT_LIST_HEAD(&dev->devx_subs);
 	dev->ib.node_type = RDMA_NODE_IB_CA;
 	dev->ib.phys_port_cnt = 1;
 	dev->ib.num_comp_vectors = mdev->num_comp_eqs;
@@ -242,6 +252,8 @@ static void mlx5sp_dealloc_driver(struct ib_device *ibdev)
 	mlx5sp_set_event_listener(mdev, NULL);
 	mdev->ib = NULL;
 	WARN_ON(!xa_empty(&dev->sig_mrs));
+	/* ib_core destroyed every event file, and they their subscriptions */
+	WARN_ON(!list_empty(&dev->devx_subs));
 	xa_destroy(&dev->sig_mrs);
 	dma_pool_destroy(dev->db_pool);
 	mdev->release(mdev);

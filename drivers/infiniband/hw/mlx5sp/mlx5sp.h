@@ -151,6 +151,8 @@ struct mlx5sp_core_qp {
 /* Device events (port changes) go to whoever listens: the IB device. */
 struct mlx5sp_event_listener {
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
+	/* every EQE of a QP, CQ or port, and completions of CQs not ours */
+	void (*devx_event)(void *ctx, const struct mlx5_eqe *eqe);
 	void *ctx;
 };
 
