@@ -1,0 +1,31 @@
+#!/bin/bash
+# DEVX event channels from user space (tests/userspace/devx_events.c):
+# PORT_CHANGE events of a model device whose netdev goes down and up, read
+# with their cookie and EQE, coalesced without data, counted by an
+# eventfd; bad subscriptions and reads refused. The program comes from
+# `make userprogs` (.build/tests/devx_events); without it, it is built
+# here into /var/tmp.
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+
+prog=$MLX5SP_TOP/.build/tests/devx_events
+src=$MLX5SP_TOP/tests/userspace/devx_events.c
+if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
+	prog=/var/tmp/devx_events
+	ifc=$(ls -d /usr/src/linux-headers-6.12*-common 2>/dev/null | sort -V | tail -n1)
+	gcc -O2 -Wall -DMLX5_IFC="\"$ifc/include/linux/mlx5/mlx5_ifc.h\"" \
+		-o "$prog" "$src" -lmlx5 -libverbs || die "cannot build $src"
+fi
+
+load
+mark devx-events
+ip link add dedummy0 type dummy
+ip link set dedummy0 up
+rdma link add de0 type mlx5sp netdev dedummy0 || die "rdma link add failed"
+
+rc=0
+timeout 100 "$prog" de0 dedummy0 || rc=$?
+
+rdma link delete de0 || die "rdma link delete failed"
+ip link del dedummy0
+unload
+[ $rc = 0 ] || die "devx_events: status $rc"

@@ -1,0 +1,1 @@
+../70-devx-events.sh

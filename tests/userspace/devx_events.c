@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * devx_events: DEVX event channels through libmlx5, as mlx5dv(3) describes
+ * mlx5dv_devx_create_event_channel, mlx5dv_devx_subscribe_devx_event(_fd)
+ * and mlx5dv_devx_get_event.
+ *
+ * The port of DEV goes down and up (ip link on NETDEV): a channel with
+ * data reads each PORT_CHANGE with its cookie and EQE; a channel without
+ * data reads the cookie once for both (events coalesce) and then nothing;
+ * a redirected eventfd counts them. Refused: event numbers that are not
+ * of the object named (or need one), more than 16 numbers, a buffer
+ * shorter than an event. (libmlx5 44 opens every context with DEVX, so
+ * the driver's refusal of a context without it is not reached.) A channel
+ * closed with events unread frees them (kmemleak watches in the debug
+ * kernel).
+ *
+ *   devx_events DEV NETDEV    exit 0: all passed; 1: a mismatch (printed)
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "prm.h"
+
+#define TIMEOUT_MS	5000
+#define COOKIE_DATA	0x1122334455667788ULL
+#define COOKIE_OMIT	0x77ULL
+
+static int failures, passes;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: ", ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		passes++;
+	else
+		failures++;
+}
+
+static void fatal(const char *what)
+{
+	fprintf(stderr, "devx_events: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static struct ibv_context *open_ctx(const char *name)
+{
+	struct mlx5dv_context_attr attr = {
+		.flags = MLX5DV_CONTEXT_FLAGS_DEVX,
+	};
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		fatal("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = mlx5dv_open_device(list[i], &attr);
+	ibv_free_device_list(list);
+	if (!ctx)
+		fatal("mlx5dv_open_device");
+	return ctx;
+}
+
+/* One event of a channel with data, or -errno; waits up to TIMEOUT_MS. */
+static ssize_t get_event(struct mlx5dv_devx_event_channel *ch, void *buf,
+			 size_t len, int timeout)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, timeout) != 1)
+		return -ETIMEDOUT;
+	n = mlx5dv_devx_get_event(ch, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+static void link_set(const char *netdev, const char *state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s %s", netdev, state);
+	if (system(cmd))
+		fatal(cmd);
+}
+
+static int subscribe(struct mlx5dv_devx_event_channel *ch,
+		     struct mlx5dv_devx_obj *obj, const uint16_t *ev, int n,
+		     uint64_t cookie)
+{
+	return mlx5dv_devx_subscribe_devx_event(ch, obj, n * sizeof(*ev),
+						(uint16_t *)ev, cookie);
+}
+
+static void refused(struct ibv_context *ctx, struct mlx5dv_devx_event_channel *ch)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(alloc_pd_out)] = {};
+	uint16_t many[17], ev;
+	struct mlx5dv_devx_obj *pd;
+	uint64_t small;
+	int i, err;
+	ssize_t n;
+
+	ev = MLX5_EVENT_TYPE_SQ_DRAINED;
+	err = subscribe(ch, NULL, &ev, 1, 1);
+	check(err == EINVAL, "SQ_DRAINED without an object refused (%d)", err);
+	ev = 0x55;
+	err = subscribe(ch, NULL, &ev, 1, 1);
+	check(err == EINVAL, "unknown event number refused (%d)", err);
+	for (i = 0; i < 17; i++)
+		many[i] = MLX5_EVENT_TYPE_PORT_CHANGE;
+	err = subscribe(ch, NULL, many, 17, 1);
+	check(err == EINVAL, "17 event numbers refused (%d)", err);
+
+	DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	pd = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	check(pd != NULL, "a DEVX PD object");
+	if (pd) {
+		ev = MLX5_EVENT_TYPE_SQ_DRAINED;
+		err = subscribe(ch, pd, &ev, 1, 1);
+		check(err == EINVAL, "SQ_DRAINED of a PD refused (%d)", err);
+		ev = MLX5_EVENT_TYPE_PORT_CHANGE;
+		err = subscribe(ch, pd, &ev, 1, 1);
+		check(err == EINVAL, "PORT_CHANGE of an object refused (%d)", err);
+		check(!mlx5dv_devx_obj_destroy(pd), "PD object destroyed");
+	}
+	n = mlx5dv_devx_get_event(ch, (void *)&small, sizeof(small));
+	err = n < 0 ? errno : 0;
+	check(n < 0 && err == EINVAL, "a read shorter than an event refused (%zd, errno %d)",
+	      n, err);
+}
+
+/* A DEVX UD QP (with its DEVX CQ) in RTS, as pyverbs' DEVX tests build them. */
+struct dqp {
+	struct mlx5dv_devx_obj *cq, *qp;
+	struct mlx5dv_devx_umem *umem[4];
+	struct mlx5dv_devx_uar *uar;
+	struct ibv_pd *pd;
+	void *mem[4];
+	uint32_t qpn;
+};
+
+static struct mlx5dv_devx_umem *umem(struct ibv_context *ctx, struct dqp *q,
+				     int i, size_t size)
+{
+	if (posix_memalign(&q->mem[i], 4096, size))
+		fatal("posix_memalign");
+	memset(q->mem[i], 0, size);
+	q->umem[i] = mlx5dv_devx_umem_reg(ctx, q->mem[i], size,
+					  IBV_ACCESS_LOCAL_WRITE);
+	if (!q->umem[i])
+		fatal("mlx5dv_devx_umem_reg");
+	return q->umem[i];
+}
+
+static int qp_modify(struct dqp *q, uint16_t opcode, void *qpc_in, size_t len)
+{
+	uint32_t out[DEVX_ST_SZ_DW(rtr2rts_qp_out)] = {};
+	uint32_t *in = qpc_in;
+
+	DEVX_SET(rst2init_qp_in, in, opcode, opcode);
+	DEVX_SET(rst2init_qp_in, in, qpn, q->qpn);
+	return mlx5dv_devx_obj_modify(q->qp, in, len, out, sizeof(out));
+}
+
+static int dqp_create(struct ibv_context *ctx, struct dqp *q)
+{
+	uint32_t cin[DEVX_ST_SZ_DW(create_cq_in)] = {};
+	uint32_t cout[DEVX_ST_SZ_DW(create_cq_out)] = {};
+	uint32_t qin[DEVX_ST_SZ_DW(create_qp_in)] = {};
+	uint32_t qout[DEVX_ST_SZ_DW(create_qp_out)] = {};
+	uint32_t min[DEVX_ST_SZ_DW(rtr2rts_qp_in)];
+	struct mlx5dv_obj dv = {};
+	struct mlx5dv_pd dvpd;
+	void *cqc, *qpc;
+	uint32_t eqn;
+
+	q->pd = ibv_alloc_pd(ctx);
+	dv.pd.in = q->pd;
+	dv.pd.out = &dvpd;
+	q->uar = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	if (!q->pd || mlx5dv_init_obj(&dv, MLX5DV_OBJ_PD) || !q->uar ||
+	    mlx5dv_devx_query_eqn(ctx, 0, &eqn))
+		return -1;
+
+	/* 64 CQEs of 64 bytes; 64 receive and 64 send WQEs of 64 bytes */
+	DEVX_SET(create_cq_in, cin, opcode, MLX5_CMD_OP_CREATE_CQ);
+	DEVX_SET(create_cq_in, cin, cq_umem_valid, 1);
+	mlx5sp_set_dw(cin, MLX5SP_CREATE_CQ_UMEM_ID, umem(ctx, q, 0, 4096)->umem_id);
+	cqc = DEVX_ADDR_OF(create_cq_in, cin, cq_context);
+	DEVX_SET(cqc, cqc, log_cq_size, 6);
+	DEVX_SET(cqc, cqc, uar_page, q->uar->page_id);
+	DEVX_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
+	DEVX_SET(cqc, cqc, dbr_umem_valid, 1);
+	mlx5sp_set_dw(cqc, MLX5SP_CQC_DBR_UMEM_ID, umem(ctx, q, 1, 4096)->umem_id);
+	q->cq = mlx5dv_devx_obj_create(ctx, cin, sizeof(cin), cout, sizeof(cout));
+	if (!q->cq)
+		return -2;
+
+	DEVX_SET(create_qp_in, qin, opcode, MLX5_CMD_OP_CREATE_QP);
+	DEVX_SET(create_qp_in, qin, wq_umem_valid, 1);
+	DEVX_SET(create_qp_in, qin, wq_umem_id, umem(ctx, q, 2, 8192)->umem_id);
+	qpc = DEVX_ADDR_OF(create_qp_in, qin, qpc);
+	DEVX_SET(qpc, qpc, st, MLX5_QPC_ST_UD);
+	DEVX_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+	DEVX_SET(qpc, qpc, pd, dvpd.pdn);
+	DEVX_SET(qpc, qpc, uar_page, q->uar->page_id);
+	DEVX_SET(qpc, qpc, log_rq_size, 6);
+	DEVX_SET(qpc, qpc, log_rq_stride, 2);
+	DEVX_SET(qpc, qpc, log_sq_size, 6);
+	DEVX_SET(qpc, qpc, ts_format, 1);
+	DEVX_SET(qpc, qpc, cqn_snd, DEVX_GET(create_cq_out, cout, cqn));
+	DEVX_SET(qpc, qpc, cqn_rcv, DEVX_GET(create_cq_out, cout, cqn));
+	DEVX_SET(qpc, qpc, dbr_umem_valid, 1);
+	mlx5sp_set_dw(qpc, MLX5SP_QPC_DBR_UMEM_ID, umem(ctx, q, 3, 4096)->umem_id);
+	q->qp = mlx5dv_devx_obj_create(ctx, qin, sizeof(qin), qout, sizeof(qout));
+	if (!q->qp)
+		return -3;
+	q->qpn = DEVX_GET(create_qp_out, qout, qpn);
+
+	memset(min, 0, sizeof(min));
+	qpc = DEVX_ADDR_OF(rst2init_qp_in, min, qpc);
+	DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, 1);
+	DEVX_SET(qpc, qpc, q_key, 0x11111111);
+	if (qp_modify(q, MLX5_CMD_OP_RST2INIT_QP, min, DEVX_ST_SZ_BYTES(rst2init_qp_in)))
+		return -4;
+	memset(min, 0, sizeof(min));
+	if (qp_modify(q, MLX5_CMD_OP_INIT2RTR_QP, min, DEVX_ST_SZ_BYTES(init2rtr_qp_in)))
+		return -5;
+	memset(min, 0, sizeof(min));
+	if (qp_modify(q, MLX5_CMD_OP_RTR2RTS_QP, min, DEVX_ST_SZ_BYTES(rtr2rts_qp_in)))
+		return -6;
+	return 0;
+}
+
+static void dqp_destroy(struct dqp *q)
+{
+	int i;
+
+	if (q->qp)
+		mlx5dv_devx_obj_destroy(q->qp);
+	if (q->cq)
+		mlx5dv_devx_obj_destroy(q->cq);
+	for (i = 0; i < 4; i++) {
+		if (q->umem[i])
+			mlx5dv_devx_umem_dereg(q->umem[i]);
+		free(q->mem[i]);
+	}
+	if (q->uar)
+		mlx5dv_devx_free_uar(q->uar);
+	if (q->pd)
+		ibv_dealloc_pd(q->pd);
+}
+
+/* RTS to SQD on a DEVX QP: SQ_DRAINED reaches the QP's subscription. */
+static void qp_drained(struct ibv_context *ctx)
+{
+	uint32_t min[DEVX_ST_SZ_DW(sqd2rts_qp_in)] = {};
+	struct mlx5dv_devx_async_event_hdr *hdr;
+	struct mlx5dv_devx_event_channel *ch;
+	uint16_t ev = MLX5_EVENT_TYPE_SQ_DRAINED;
+	struct dqp q = {};
+	uint8_t buf[128];
+	uint32_t qpn;
+	ssize_t n;
+	int err;
+
+	err = dqp_create(ctx, &q);
+	check(!err, "a DEVX UD QP in RTS (%d, errno %d)", err, errno);
+	ch = mlx5dv_devx_create_event_channel(ctx, 0);
+	if (err || !ch) {
+		dqp_destroy(&q);
+		return;
+	}
+	ev = MLX5_EVENT_TYPE_PORT_CHANGE;
+	err = subscribe(ch, q.qp, &ev, 1, 1);
+	check(err == EINVAL, "PORT_CHANGE of a QP refused (%d)", err);
+	ev = MLX5_EVENT_TYPE_SQ_DRAINED;
+	err = subscribe(ch, q.cq, &ev, 1, 1);
+	check(err == EINVAL, "SQ_DRAINED of a CQ refused (%d)", err);
+	check(!subscribe(ch, q.qp, &ev, 1, 0xd4a1), "SQ_DRAINED of the QP subscribed");
+
+	err = qp_modify(&q, MLX5SP_CMD_OP_RTS2SQD_QP, min, DEVX_ST_SZ_BYTES(qp_2err_in));
+	check(!err, "RTS2SQD through DEVX (%d)", err);
+	n = get_event(ch, buf, sizeof(buf), TIMEOUT_MS);
+	hdr = (struct mlx5dv_devx_async_event_hdr *)buf;
+	/* EQE data at 0x20; a QP event's qp_srq_n 24 bytes into it */
+	memcpy(&qpn, hdr->out_data + 0x38, sizeof(qpn));
+	qpn = n > 0 ? be32toh(qpn) & 0xffffff : 0;
+	check(n == sizeof(*hdr) + 64 && hdr->cookie == 0xd4a1 &&
+	      hdr->out_data[1] == MLX5_EVENT_TYPE_SQ_DRAINED && qpn == q.qpn,
+	      "SQ_DRAINED read with the QP's cookie and number (%zd, qpn 0x%x of 0x%x)",
+	      n, qpn, q.qpn);
+	memset(min, 0, sizeof(min));
+	err = qp_modify(&q, MLX5_CMD_OP_SQD_RTS_QP, min, sizeof(min));
+	check(!err, "SQD_RTS through DEVX (%d)", err);
+	/* the QP goes, and its subscription with it; the channel stays */
+	check(!mlx5dv_devx_obj_destroy(q.qp), "QP object destroyed");
+	q.qp = NULL;
+	n = get_event(ch, buf, sizeof(buf), 0);
+	check(n == -ETIMEDOUT, "no more events (%zd)", n);
+	mlx5dv_devx_destroy_event_channel(ch);
+	dqp_destroy(&q);
+}
+
+int main(int argc, char **argv)
+{
+	struct mlx5dv_devx_event_channel *ch, *omit, *spare;
+	struct mlx5dv_devx_async_event_hdr *hdr;
+	uint16_t ev = MLX5_EVENT_TYPE_PORT_CHANGE;
+	uint8_t buf[256], *eqe;
+	int down = 0, up = 0, bad = 0, efd, err, i;
+	struct ibv_context *ctx;
+	uint64_t cookie, count;
+	ssize_t n;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: devx_events DEV NETDEV\n");
+		return 2;
+	}
+	ctx = open_ctx(argv[1]);
+	ch = mlx5dv_devx_create_event_channel(ctx, 0);
+	omit = mlx5dv_devx_create_event_channel(ctx,
+				MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA);
+	spare = mlx5dv_devx_create_event_channel(ctx, 0);
+	if (!ch || !omit || !spare)
+		fatal("mlx5dv_devx_create_event_channel");
+	if (fcntl(omit->fd, F_SETFL, O_NONBLOCK))
+		fatal("fcntl");
+
+	refused(ctx, ch);
+	qp_drained(ctx);
+
+	check(!subscribe(ch, NULL, &ev, 1, COOKIE_DATA), "PORT_CHANGE subscribed");
+	check(!subscribe(omit, NULL, &ev, 1, COOKIE_OMIT),
+	      "PORT_CHANGE subscribed without data");
+	check(!subscribe(spare, NULL, &ev, 1, 9), "a channel left unread");
+	efd = eventfd(0, EFD_NONBLOCK);
+	if (efd < 0)
+		fatal("eventfd");
+	err = mlx5dv_devx_subscribe_devx_event_fd(ch, efd, NULL, ev);
+	check(!err, "PORT_CHANGE redirected to an eventfd (%d)", err);
+	n = get_event(ch, buf, sizeof(buf), 0);
+	check(n == -ETIMEDOUT, "nothing before the port changes (%zd)", n);
+
+	link_set(argv[2], "down");
+	link_set(argv[2], "up");
+
+	/* down, then up: each an event with the cookie and the EQE */
+	for (i = 0; i < 8 && !(down && up); i++) {
+		n = get_event(ch, buf, sizeof(buf), TIMEOUT_MS);
+		if (n < 0)
+			break;
+		hdr = (struct mlx5dv_devx_async_event_hdr *)buf;
+		eqe = hdr->out_data;
+		if (n != sizeof(*hdr) + 64 || hdr->cookie != COOKIE_DATA ||
+		    eqe[1] != MLX5_EVENT_TYPE_PORT_CHANGE) {
+			bad++;
+			continue;
+		}
+		if (eqe[3] == MLX5_PORT_CHANGE_SUBTYPE_DOWN)
+			down++;
+		else if (eqe[3] == MLX5_PORT_CHANGE_SUBTYPE_ACTIVE && down)
+			up++;
+	}
+	check(down && up && !bad,
+	      "port down then active read with cookie and EQE (down %d up %d bad %d, last %zd)",
+	      down, up, bad, n);
+
+	n = read(omit->fd, &cookie, sizeof(cookie));
+	check(n == sizeof(cookie) && cookie == COOKIE_OMIT,
+	      "without data: the cookie (%zd, 0x%llx)", n,
+	      (unsigned long long)cookie);
+	n = read(omit->fd, &cookie, sizeof(cookie));
+	check(n < 0 && errno == EAGAIN,
+	      "without data the events coalesced: nothing more (%zd, errno %d)",
+	      n, errno);
+	n = read(efd, &count, sizeof(count));
+	check(n == sizeof(count) && count >= 2, "the eventfd counted %llu",
+	      (unsigned long long)count);
+
+	/* closed with its events unread: they are freed with it */
+	mlx5dv_devx_destroy_event_channel(spare);
+	mlx5dv_devx_destroy_event_channel(omit);
+	mlx5dv_devx_destroy_event_channel(ch);
+	close(efd);
+	check(!ibv_close_device(ctx), "context closed");
+
+	printf("devx_events: %d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
