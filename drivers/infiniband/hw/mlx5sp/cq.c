@@ -707,13 +707,22 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 			wc->byte_len = 0;
 			wq->wc_op[idx] = MLX5SP_WC_OP_NONE;
 		}
-		/* the WR's last WQE completes it; its others only in error */
+		/*
+		 * The WR's last WQE completes it; one of its others only in
+		 * error, and then the rest of the WR (flushed) stays silent.
+		 */
 		if (test_bit(idx, wq->partial)) {
 			if (wc->status == IB_WC_SUCCESS ||
 			    wc->status == IB_WC_WR_FLUSH_ERR)
 				return 0;
+			wq->failed_head = wq->wqe_head[idx];
+			wq->failed = true;
 		} else {
 			WRITE_ONCE(wq->tail, wq->wqe_head[idx] + 1);
+			if (wq->failed && wq->failed_head == wq->wqe_head[idx]) {
+				wq->failed = false;
+				return 0;
+			}
 		}
 	} else if (qp->ibqp.srq) {
 		struct mlx5sp_srq *srq = to_srq(qp->ibqp.srq);

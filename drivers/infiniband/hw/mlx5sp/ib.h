@@ -246,6 +246,12 @@ struct mlx5sp_wq {
 	 * lock while the WQE is pending.
 	 */
 	unsigned long *partial;
+	/*
+	 * SQ: the WR (its head) one of whose first WQEs completed in error,
+	 * so its last WQE's completion is not reported again. Poll only.
+	 */
+	u32 failed_head;
+	bool failed;
 	u32 wqe_cnt;
 	u32 max_post;
 	u32 max_gs;

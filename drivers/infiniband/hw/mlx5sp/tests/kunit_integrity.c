@@ -899,6 +899,31 @@ static void integrity_bad_input(struct kunit *test)
 		ib_destroy_qp(qp);
 
 	ki_dereg(test, mr);
+
+	/*
+	 * An integrity MR of another PD: the UMR, the first WQE of the WR,
+	 * fails in the device and the WR completes once, in error; the WQEs
+	 * after it (SET_PSV) are flushed without another completion.
+	 */
+	{
+		struct ib_pd *pd2 = ib_alloc_pd(k->u->ibdev, 0);
+		struct ib_wc wc[2];
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pd2));
+		mr = ib_alloc_mr_integrity(pd2, 1, 1);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+		memcpy(mr->sig_attrs, &sa, sizeof(sa));
+		KUNIT_EXPECT_EQ(test, ki_map_pi(k, mr, 0, PAGE_SIZE, 1, 0, 64), 0);
+		ki_reg_wr(&reg, mr, 6, IB_SEND_SIGNALED);
+		KUNIT_EXPECT_EQ(test, ib_post_send(k->u->qp[0], &reg.wr, NULL), 0);
+		KUNIT_EXPECT_EQ(test, poll_n(k->u, wc, 1), 1);
+		KUNIT_EXPECT_EQ(test, wc[0].wr_id, 6ULL);
+		KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_PROT_ERR);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(k->u->cq, 2, wc), 0);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+		ib_dealloc_pd(pd2);
+	}
 }
 
 static struct kunit_case integrity_cases[] = {
