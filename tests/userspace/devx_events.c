@@ -14,7 +14,11 @@
  * closed with events unread frees them (kmemleak watches in the debug
  * kernel).
  *
- *   devx_events DEV NETDEV    exit 0: all passed; 1: a mismatch (printed)
+ * With --unplug, DEV is removed (rdma link delete) while a channel with
+ * subscriptions is open: the channel reads EIO and closes.
+ *
+ *   devx_events DEV NETDEV [--unplug]
+ *                             exit 0: all passed; 1: a mismatch (printed)
  */
 
 #include <endian.h>
@@ -333,8 +337,8 @@ int main(int argc, char **argv)
 	uint64_t cookie, count;
 	ssize_t n;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: devx_events DEV NETDEV\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "--unplug"))) {
+		fprintf(stderr, "usage: devx_events DEV NETDEV [--unplug]\n");
 		return 2;
 	}
 	ctx = open_ctx(argv[1]);
@@ -401,6 +405,19 @@ int main(int argc, char **argv)
 	/* closed with its events unread: they are freed with it */
 	mlx5dv_devx_destroy_event_channel(spare);
 	mlx5dv_devx_destroy_event_channel(omit);
+
+	/*
+	 * The device goes while a channel with subscriptions is open: the
+	 * channel reports it (poll: hang-up; read: EIO), and closes after.
+	 */
+	if (argc == 4) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rdma link delete %s", argv[1]);
+		check(!system(cmd), "%s with the channel open", cmd);
+		n = get_event(ch, buf, sizeof(buf), TIMEOUT_MS);
+		check(n == -EIO, "the channel's read after removal: EIO (%zd)", n);
+	}
 	mlx5dv_devx_destroy_event_channel(ch);
 	close(efd);
 	check(!ibv_close_device(ctx), "context closed");
