@@ -72,8 +72,11 @@ static bool devx_event_unaffiliated(u16 event)
 	return event == MLX5_EVENT_TYPE_PORT_CHANGE;
 }
 
-/* The events an object of this kind has (mlx5_ib's legacy numbers). */
-static bool devx_event_of(u16 opcode, u16 event)
+/*
+ * The kind of object an event number is about (mlx5_ib's legacy numbers),
+ * as the opcode that creates it; 0: none (unaffiliated or not offered).
+ */
+static u16 devx_event_obj_kind(u16 event)
 {
 	switch (event) {
 	case MLX5_EVENT_TYPE_PATH_MIG:
@@ -84,40 +87,31 @@ static bool devx_event_of(u16 opcode, u16 event)
 	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
 	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
 	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
-		return opcode == MLX5_CMD_OP_CREATE_QP;
+		return MLX5_CMD_OP_CREATE_QP;
 	case MLX5_EVENT_TYPE_COMP:
 	case MLX5_EVENT_TYPE_CQ_ERROR:
-		return opcode == MLX5_CMD_OP_CREATE_CQ;
+		return MLX5_CMD_OP_CREATE_CQ;
 	default:
-		return false;
+		return 0;
 	}
 }
 
 /* The object an EQE is about, as a devx id; 0: none (unaffiliated). */
 static u64 devx_event_obj_id(const struct mlx5_eqe *eqe)
 {
-	switch (eqe->type) {
-	case MLX5_EVENT_TYPE_COMP:
-		return mlx5sp_devx_enc_id(MLX5_CMD_OP_CREATE_CQ,
-					  be32_to_cpu(eqe->data.comp.cqn) &
-					  0xffffff);
-	case MLX5_EVENT_TYPE_CQ_ERROR:
-		return mlx5sp_devx_enc_id(MLX5_CMD_OP_CREATE_CQ,
-					  be32_to_cpu(eqe->data.cq_err.cqn) &
-					  0xffffff);
-	case MLX5_EVENT_TYPE_PATH_MIG:
-	case MLX5_EVENT_TYPE_COMM_EST:
-	case MLX5_EVENT_TYPE_SQ_DRAINED:
-	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
-	case MLX5_EVENT_TYPE_WQ_CATAS_ERROR:
-	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
-	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
-	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+	u32 n;
+
+	switch (devx_event_obj_kind(eqe->type)) {
+	case MLX5_CMD_OP_CREATE_QP:
 		if (eqe->data.qp_srq.type != MLX5_EVENT_QUEUE_TYPE_QP)
 			return 0;
-		return mlx5sp_devx_enc_id(MLX5_CMD_OP_CREATE_QP,
-					  be32_to_cpu(eqe->data.qp_srq.qp_srq_n) &
-					  0xffffff);
+		n = be32_to_cpu(eqe->data.qp_srq.qp_srq_n);
+		return mlx5sp_devx_enc_id(MLX5_CMD_OP_CREATE_QP, n & 0xffffff);
+	case MLX5_CMD_OP_CREATE_CQ:
+		n = eqe->type == MLX5_EVENT_TYPE_COMP ?
+		    be32_to_cpu(eqe->data.comp.cqn) :
+		    be32_to_cpu(eqe->data.cq_err.cqn);
+		return mlx5sp_devx_enc_id(MLX5_CMD_OP_CREATE_CQ, n & 0xffffff);
 	default:
 		return 0;
 	}
@@ -196,22 +190,41 @@ static void devx_sub_unlink(struct mlx5sp_ib_dev *dev,
 	spin_unlock(&sub->file->lock);
 }
 
+/*
+ * Off the device's list: the subscriptions of @file or of @obj (one is
+ * NULL), onto @dead for devx_subs_free(). devx_ev_lock held.
+ */
+static void devx_subs_take(struct mlx5sp_ib_dev *dev,
+			   const struct mlx5sp_devx_event_file *file,
+			   const void *obj, struct list_head *dead)
+{
+	struct mlx5sp_devx_sub *sub, *tmp;
+
+	list_for_each_entry_safe(sub, tmp, &dev->devx_subs, dev_list) {
+		if (file ? sub->file != file : sub->obj != obj)
+			continue;
+		devx_sub_unlink(dev, sub);
+		list_add(&sub->dev_list, dead);
+	}
+}
+
+static void devx_subs_free(struct list_head *dead)
+{
+	struct mlx5sp_devx_sub *sub, *tmp;
+
+	list_for_each_entry_safe(sub, tmp, dead, dev_list)
+		devx_sub_free(sub);
+}
+
 /* A DEVX object is destroyed: its subscriptions end with it. */
 void mlx5sp_devx_event_obj_gone(struct mlx5sp_ib_dev *dev, const void *obj)
 {
-	struct mlx5sp_devx_sub *sub, *tmp;
 	LIST_HEAD(dead);
 
 	spin_lock_irq(&dev->devx_ev_lock);
-	list_for_each_entry_safe(sub, tmp, &dev->devx_subs, dev_list) {
-		if (sub->obj != obj)
-			continue;
-		devx_sub_unlink(dev, sub);
-		list_add(&sub->dev_list, &dead);
-	}
+	devx_subs_take(dev, NULL, obj, &dead);
 	spin_unlock_irq(&dev->devx_ev_lock);
-	list_for_each_entry_safe(sub, tmp, &dead, dev_list)
-		devx_sub_free(sub);
+	devx_subs_free(&dead);
 }
 
 static ssize_t devx_event_read(struct file *filp, char __user *buf,
@@ -296,17 +309,11 @@ static void devx_event_file_destroy(struct ib_uobject *uobj,
 		container_of(uobj, struct mlx5sp_devx_event_file, uobj);
 	struct mlx5sp_ib_dev *dev = file->dev;
 	struct mlx5sp_devx_event *ev, *etmp;
-	struct mlx5sp_devx_sub *sub, *tmp;
 	LIST_HEAD(events);
 	LIST_HEAD(dead);
 
 	spin_lock_irq(&dev->devx_ev_lock);
-	list_for_each_entry_safe(sub, tmp, &dev->devx_subs, dev_list) {
-		if (sub->file != file)
-			continue;
-		devx_sub_unlink(dev, sub);
-		list_add(&sub->dev_list, &dead);
-	}
+	devx_subs_take(dev, file, NULL, &dead);
 	spin_lock(&file->lock);
 	file->destroyed = true;
 	if (!file->omit_data)
@@ -319,8 +326,7 @@ static void devx_event_file_destroy(struct ib_uobject *uobj,
 	list_for_each_entry_safe(ev, etmp, &events, list)
 		kfree(ev);
 	/* each holds a reference on uobj: the file memory outlives this */
-	list_for_each_entry_safe(sub, tmp, &dead, dev_list)
-		devx_sub_free(sub);
+	devx_subs_free(&dead);
 }
 
 static int
@@ -357,7 +363,7 @@ static bool devx_events_valid(const u16 *events, int n, u64 obj_id)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (obj_id ? !devx_event_of(obj_id >> 32, events[i]) :
+		if (obj_id ? devx_event_obj_kind(events[i]) != obj_id >> 32 :
 			     !devx_event_unaffiliated(events[i]))
 			return false;
 	}
@@ -373,7 +379,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_SUBSCRIBE_EVENT)(struct uverbs_att
 	const u16 list_attr = MLX5_IB_ATTR_DEVX_SUBSCRIBE_EVENT_TYPE_NUM_LIST;
 	struct ib_ucontext *uc = ib_uverbs_get_ucontext(attrs);
 	struct mlx5sp_devx_event_file *file;
-	struct mlx5sp_devx_sub *sub, *tmp;
+	struct mlx5sp_devx_sub *sub;
 	struct eventfd_ctx *efd = NULL;
 	const void *obj = NULL;
 	struct mlx5sp_ib_dev *dev;
@@ -466,8 +472,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_SUBSCRIBE_EVENT)(struct uverbs_att
 	return 0;
 
 err_free:
-	list_for_each_entry_safe(sub, tmp, &subs, dev_list)
-		devx_sub_free(sub);
+	devx_subs_free(&subs);
 	return err;
 }
 
