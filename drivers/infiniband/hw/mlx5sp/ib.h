@@ -452,6 +452,7 @@ int mlx5sp_umem_page(struct ib_umem *umem, unsigned long virt, u32 *page_offset,
 		     size_t *npages);
 
 /* mr.c */
+void mlx5sp_set_umr_mkc(void *mkc, u8 access_mode, u32 pdn);
 struct ib_mr *mlx5sp_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *mlx5sp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				 u64 virt_addr, int access,

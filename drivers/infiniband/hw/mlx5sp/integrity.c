@@ -58,15 +58,9 @@ static int create_sig_mkey(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr,
 	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
 	void *mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 
-	MLX5_SET(mkc, mkc, free, 1);
-	MLX5_SET(mkc, mkc, umr_en, 1);
-	MLX5_SET(mkc, mkc, en_rinval, 1);
+	mlx5sp_set_umr_mkc(mkc, MLX5_MKC_ACCESS_MODE_KLMS, pdn);
 	MLX5_SET(mkc, mkc, bsf_en, 1);
 	MLX5_SET(mkc, mkc, bsf_octword_size, MLX5_MKEY_BSF_OCTO_SIZE);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, pd, pdn);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
 	MLX5_SET(mkc, mkc, translations_octword_size,
 		 MLX5SP_SIG_XLT_BYTES / MLX5_SEND_WQE_DS);
 	mlx5sp_assign_mkey_variant(dev, mkc);

@@ -207,6 +207,20 @@ static int create_descs_mkey(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr,
 	return mlx5sp_create_mkey(dev, in, sizeof(in), &mr->descs_mkey);
 }
 
+/*
+ * A free key that UMR fills in (and remote invalidation frees again), of
+ * @access_mode, local read only until then: fast registration and
+ * integrity MRs.
+ */
+void mlx5sp_set_umr_mkc(void *mkc, u8 access_mode, u32 pdn)
+{
+	MLX5_SET(mkc, mkc, free, 1);
+	MLX5_SET(mkc, mkc, umr_en, 1);
+	MLX5_SET(mkc, mkc, en_rinval, 1);
+	MLX5_SET(mkc, mkc, access_mode_1_0, access_mode);
+	set_mkc_access(mkc, 0, 0, pdn);
+}
+
 /* A free MTT MKEY for max_descs pages that UMR (REG_MR) fills in. */
 static int create_frwr_mkey(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr,
 			    u32 pdn)
@@ -214,11 +228,7 @@ static int create_frwr_mkey(struct mlx5sp_ib_dev *dev, struct mlx5sp_mr *mr,
 	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
 	void *mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 
-	MLX5_SET(mkc, mkc, free, 1);
-	MLX5_SET(mkc, mkc, umr_en, 1);
-	MLX5_SET(mkc, mkc, en_rinval, 1);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-	set_mkc_access(mkc, 0, 0, pdn);
+	mlx5sp_set_umr_mkc(mkc, MLX5_MKC_ACCESS_MODE_MTT, pdn);
 	MLX5_SET(mkc, mkc, translations_octword_size, mr->max_descs / 2);
 	MLX5_SET(mkc, mkc, log_page_size, PAGE_SHIFT);
 	mlx5sp_assign_mkey_variant(dev, mkc);
