@@ -63,11 +63,13 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 
 userprogs: setup userspace $(USER_PROGS)
 
-$(TOP)/.build/tests/bad_input: $(TOP)/tests/userspace/bad_input.c
+$(TOP)/.build/tests/bad_input: $(TOP)/tests/userspace/bad_input.c \
+		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
-$(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c
+$(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
+		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
@@ -75,7 +77,7 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c
 MLX5_IFC = $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-common)))/include/linux/mlx5/mlx5_ifc.h
 
 $(TOP)/.build/tests/devx_events: $(TOP)/tests/userspace/devx_events.c \
-		$(TOP)/tests/userspace/prm.h
+		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
 

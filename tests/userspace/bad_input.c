@@ -35,11 +35,11 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
+#include "check.h"
+
 #define BUF_SIZE	65536
 #define SMALL_MR	4096
 #define TIMEOUT_MS	5000
-
-static int failures, passes;
 
 static struct {
 	struct ibv_context *ctx;
@@ -59,22 +59,6 @@ struct pair {
 	struct mlx5dv_qp dv[2];
 	unsigned int pi;		/* QP 0's next basic block */
 };
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 static void fatal(const char *what)
 {

@@ -35,28 +35,11 @@
 #include <infiniband/verbs.h>
 
 #include "prm.h"
+#include "check.h"
 
 #define TIMEOUT_MS	5000
 #define COOKIE_DATA	0x1122334455667788ULL
 #define COOKIE_OMIT	0x77ULL
-
-static int failures, passes;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 static void fatal(const char *what)
 {

@@ -45,6 +45,8 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "check.h"
+
 #define BUF_SIZE	(1 << 20)
 #define RESP_LEN	32
 #define NR_RECV		64
@@ -59,24 +61,6 @@
 #define WRID_KIND(x)	((x) & (0xfULL << 60))
 #define WRID_IDX(x)	((unsigned int)((x) & 0xffff))
 #define WRID_ROUND(x)	((unsigned int)(((x) >> 16) & 0xffff))
-
-static int failures, passes;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passes++;
-	else
-		failures++;
-}
 
 static void fatal(const char *what, int err)
 {
