@@ -90,6 +90,12 @@ int sim_cmd_create_cq(struct sim_cmd *c)
 					       MLX5SP_SIM_SYND_NO_MEMORY);
 		goto err_free_cq;
 	}
+	if (sim_pollset_add(&sim->poll_cqs, cq)) {
+		xa_erase(&sim->cqs, cqn);
+		err = sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+			       MLX5SP_SIM_SYND_NO_MEMORY);
+		goto err_free_cq;
+	}
 	cq->cqn = cqn;
 	MLX5_SET(create_cq_out, c->out, cqn, cqn);
 	sim_engine_kick(sim);
@@ -132,6 +138,7 @@ int sim_cmd_destroy_cq(struct sim_cmd *c)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_CQ_IN_USE);
 	xa_erase(&sim->cqs, cqn);
+	sim_pollset_del(&sim->poll_cqs, cq);
 	/* no CQE may be in flight into a buffer the driver frees next */
 	synchronize_rcu();
 	sim_cq_free(cq);
@@ -146,6 +153,7 @@ void sim_cq_destroy_all(struct mlx5sp_sim *sim)
 
 	xa_for_each(&sim->cqs, cqn, cq) {
 		xa_erase(&sim->cqs, cqn);
+		sim_pollset_del(&sim->poll_cqs, cq);
 		list_add(&cq->dead, &dead);
 	}
 	if (list_empty(&dead))

@@ -76,17 +76,23 @@ static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
 
 static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
 {
-	unsigned long idx;
-	struct page *page;
 	struct sim_cq *cq;
+	struct page *page;
 	bool work = false;
+	unsigned int i;
 
 	rcu_read_lock();
 	if (sim_engine_halted(sim))
 		goto unlock;
-	xa_for_each(&sim->uar_pages, idx, page)
-		work |= sim_engine_uar_cq_db(sim, page);
-	xa_for_each(&sim->cqs, idx, cq) {
+	for (i = 0; i < sim_pollset_len(&sim->poll_uars); i++) {
+		page = sim_pollset_at(&sim->poll_uars, i);
+		if (page)
+			work |= sim_engine_uar_cq_db(sim, page);
+	}
+	for (i = 0; i < sim_pollset_len(&sim->poll_cqs); i++) {
+		cq = sim_pollset_at(&sim->poll_cqs, i);
+		if (!cq)
+			continue;
 		*pollable = true;
 		work |= sim_cq_poll_arm(cq);
 	}
@@ -95,23 +101,24 @@ unlock:
 	return work;
 }
 
+/* A QP at a time under RCU: one may take a while (SIM_SQ_BUDGET WQEs). */
 static bool sim_engine_poll_qps(struct sim_engine *eng,
 				struct mlx5sp_sim *sim, bool *pollable)
 {
-	unsigned long idx = 0;
 	struct sim_qp *qp;
 	bool work = false;
+	unsigned int i;
 	u8 state;
 
-	for (;;) {
+	for (i = 0; i < sim_pollset_len(&sim->poll_qps); i++) {
 		rcu_read_lock();
-		qp = xa_find(&sim->qps, &idx, ULONG_MAX, XA_PRESENT);
 		/* a dead device does no more DMA (see set_health_syndrome) */
-		if (!qp || sim_engine_halted(sim)) {
+		if (sim_engine_halted(sim)) {
 			rcu_read_unlock();
 			break;
 		}
-		state = READ_ONCE(qp->state);
+		qp = sim_pollset_at(&sim->poll_qps, i);
+		state = qp ? READ_ONCE(qp->state) : MLX5_QP_STATE_RST;
 		if (state == MLX5_QP_STATE_RTS) {
 			*pollable = true;
 			work |= sim_sq_process(eng, qp);
@@ -121,7 +128,6 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 			work |= sim_rq_flush(qp);
 		}
 		rcu_read_unlock();
-		idx++;
 	}
 	return work;
 }

@@ -40,6 +40,7 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 
 	xa_for_each(&sim->uar_pages, index, page) {
 		xa_erase(&sim->uar_pages, index);
+		sim_pollset_del(&sim->poll_uars, page);
 		list_add(&page->lru, &dead);
 	}
 	if (list_empty(&dead))
@@ -172,6 +173,11 @@ int sim_cmd_alloc_uar(struct sim_cmd *c)
 				MLX5SP_SIM_SYND_NO_MEMORY);
 	err = xa_insert(&sim->uar_pages, idx + SIM_UAR_FIRST, page,
 			GFP_KERNEL);
+	if (!err) {
+		err = sim_pollset_add(&sim->poll_uars, page);
+		if (err)
+			xa_erase(&sim->uar_pages, idx + SIM_UAR_FIRST);
+	}
 	if (err) {
 		__free_page(page);
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -197,6 +203,7 @@ int sim_cmd_dealloc_uar(struct sim_cmd *c)
 	page = xa_erase(&sim->uar_pages, uar);
 	clear_bit(uar - SIM_UAR_FIRST, sim->uar_map);
 	if (page) {
+		sim_pollset_del(&sim->poll_uars, page);
 		synchronize_rcu();
 		/* a user mapping keeps its own reference */
 		put_page(page);

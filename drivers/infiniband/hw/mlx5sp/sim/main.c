@@ -196,6 +196,9 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	xa_init_flags(&sim->pds, XA_FLAGS_ALLOC1);
 	xa_init(&sim->pages);
 	xa_init(&sim->uar_pages);
+	sim_pollset_init(&sim->poll_qps);
+	sim_pollset_init(&sim->poll_cqs);
+	sim_pollset_init(&sim->poll_uars);
 	xa_init_flags(&sim->tds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sim->mkeys, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sim->cqs, XA_FLAGS_ALLOC1);
@@ -255,6 +258,9 @@ static void sim_free(struct mlx5sp_sim *sim)
 	xa_destroy(&sim->cqs);
 	xa_destroy(&sim->qps);
 	xa_destroy(&sim->srqs);
+	sim_pollset_destroy(&sim->poll_qps);
+	sim_pollset_destroy(&sim->poll_cqs);
+	sim_pollset_destroy(&sim->poll_uars);
 	mutex_destroy(&sim->fw_lock);
 	kfree(sim);
 }

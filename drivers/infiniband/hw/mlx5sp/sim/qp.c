@@ -545,6 +545,11 @@ static int sim_qp_insert(struct sim_cmd *c, struct sim_qp *qp)
 	if (err < 0)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
 				MLX5SP_SIM_SYND_NO_MEMORY);
+	if (sim_pollset_add(&sim->poll_qps, qp)) {
+		xa_erase(&sim->qps, qpn);
+		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+				MLX5SP_SIM_SYND_NO_MEMORY);
+	}
 	qp->qpn = qpn;
 	return 0;
 }
@@ -586,6 +591,7 @@ int sim_cmd_destroy_qp(struct sim_cmd *c)
 	if (!qp)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_QP_NOT_FOUND);
+	sim_pollset_del(&sim->poll_qps, qp);
 	spin_lock(&qp->sq_lock);
 	spin_lock(&qp->rq_lock);
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_RST);
@@ -605,6 +611,7 @@ void sim_qp_destroy_all(struct mlx5sp_sim *sim)
 
 	xa_for_each(&sim->qps, qpn, qp) {
 		xa_erase(&sim->qps, qpn);
+		sim_pollset_del(&sim->poll_qps, qp);
 		list_add(&qp->dead, &dead);
 	}
 	if (list_empty(&dead))

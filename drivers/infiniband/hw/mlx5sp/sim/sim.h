@@ -459,6 +459,24 @@ struct sim_engine_stats {
 	atomic64_t err_synd[MLX5SP_SIM_NR_CQE_SYND];
 };
 
+/* pollset.c: objects the engine polls; changed under fw_lock, read RCU */
+struct sim_pollset_arr;
+struct sim_pollset {
+	struct sim_pollset_arr __rcu *arr;
+	unsigned int n;			/* entries; read with acquire */
+};
+
+void sim_pollset_init(struct sim_pollset *ps);
+void sim_pollset_destroy(struct sim_pollset *ps);
+int sim_pollset_add(struct sim_pollset *ps, void *obj);
+void sim_pollset_del(struct sim_pollset *ps, void *obj);
+void *sim_pollset_at(struct sim_pollset *ps, unsigned int i);
+
+static inline unsigned int sim_pollset_len(const struct sim_pollset *ps)
+{
+	return READ_ONCE(ps->n);
+}
+
 struct sim_engine {
 	struct task_struct *task;
 	atomic_t kicked;		/* a doorbell since the last pass */
@@ -541,6 +559,10 @@ struct mlx5sp_sim {
 	struct xarray qps;		/* qpn -> sim_qp, RCU */
 	struct xarray psvs;		/* PSV index -> sim_psv, RCU (sig.c) */
 	struct xarray srqs;		/* srqn -> sim_srq, RCU */
+	/* what the engine polls (pollset.c): sim_qp, sim_cq, UAR page */
+	struct sim_pollset poll_qps;
+	struct sim_pollset poll_cqs;
+	struct sim_pollset poll_uars;
 	u32 next_mkey;			/* cyclic allocation hints */
 	u32 next_cqn;
 	u32 next_qpn;
