@@ -27,6 +27,12 @@
  * wire T10-DIF) and strip (memory T10-DIF, wire none) in every block size:
  * the data and the PI bytes.
  *
+ * Last, with the target's ACKs late (the model's ack_delay_us): a WRITE
+ * completes no earlier than the delay, after the initiator already has
+ * the SEND posted behind it; RTS->SQD and QP to ERR complete what waits
+ * for its ACK at once (SQ_DRAINED after it); and scenarios run again with
+ * every completion 2 ms behind the responses it covers.
+ *
  *   sig_pipeline TARGET_DEV INITIATOR_DEV
  *	exit 0: all passed; 1: a check failed (each check prints a line)
  */
@@ -58,6 +64,8 @@
 #define WRID_CONF	(1ULL << 60)
 #define WRID_DATA	(2ULL << 60)
 #define WRID_RESP	(3ULL << 60)
+#define WRID_ACK	(4ULL << 60)
+#define ACK_DELAY_MS	200
 #define WRID_KIND(x)	((x) & (0xfULL << 60))
 #define WRID_IDX(x)	((unsigned int)((x) & 0xffff))
 #define WRID_ROUND(x)	((unsigned int)(((x) >> 16) & 0xffff))
@@ -1113,6 +1121,111 @@ static void reconnect(void)
 	check(qp_state(tgt.qp) == IBV_QPS_RTS, "after ERR: QPs reset and reconnected");
 }
 
+/* ---- late ACKs ---------------------------------------------------------- */
+
+static void set_ack_delay(unsigned int us)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", us);
+	errno = dbg_write("ack_delay_us", v);
+	if (errno)
+		fatal("ack_delay_us", errno);
+}
+
+/*
+ * A signalled 64-byte WRITE of @tag (and a signalled SEND behind it when
+ * @send); returns once the initiator's memory has the data, i.e. the
+ * model ran the WRITE. Returns the time of the post.
+ */
+static double post_acked(unsigned char tag, int send)
+{
+	static const char resp[RESP_LEN] = "ACKED";
+	double t0, end;
+	int ret;
+
+	memset(tgt.buf, tag, 64);
+	t0 = now_ms();
+	ibv_wr_start(tgt.qpx);
+	tgt.qpx->wr_id = WRID_ACK | 1;
+	tgt.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(tgt.qpx, ini.mr->rkey, (uintptr_t)ini.buf);
+	ibv_wr_set_sge(tgt.qpx, tgt.mr->lkey, (uintptr_t)tgt.buf, 64);
+	if (send) {
+		tgt.qpx->wr_id = WRID_ACK | 2;
+		tgt.qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+		ibv_wr_send(tgt.qpx);
+		ibv_wr_set_inline_data(tgt.qpx, (void *)resp, RESP_LEN);
+	}
+	ret = ibv_wr_complete(tgt.qpx);
+	if (ret)
+		fatal("ibv_wr_complete (late ACKs)", ret);
+	for (end = t0 + TIMEOUT_MS; now_ms() < end;)
+		if (((volatile unsigned char *)ini.buf)[63] == tag)
+			return t0;
+	fatal("the WRITE's data never arrived", ETIMEDOUT);
+	return t0;
+}
+
+static int sq_drained(int ms)
+{
+	struct ibv_async_event ev;
+
+	while (get_event(ms, &ev))
+		if (ev.event_type == IBV_EVENT_SQ_DRAINED)
+			return 1;
+	return 0;
+}
+
+static void late_acks(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = IBV_QPS_SQD };
+	struct ibv_wc wc, rwc;
+	double t0, t;
+	int got;
+
+	set_ack_delay(ACK_DELAY_MS * 1000);
+
+	t0 = post_acked(0xa1, 1);
+	got = wait_wc(tgt.cq, &wc);
+	t = now_ms() - t0;
+	check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == (WRID_ACK | 1) &&
+	      t >= ACK_DELAY_MS,
+	      "ACKs %d ms late: the WRITE completes after %.0f ms", ACK_DELAY_MS, t);
+	got = ibv_poll_cq(ini.cq, 1, &rwc);
+	check(got == 1 && rwc.status == IBV_WC_SUCCESS &&
+	      !memcmp(resp_slot(rwc.wr_id), "ACKED", 6),
+	      "... when the initiator already has the SEND posted behind it");
+	if (got == 1)
+		post_recv(rwc.wr_id);
+	got = wait_wc(tgt.cq, &wc);
+	check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == (WRID_ACK | 2),
+	      "... then the SEND completes, in order");
+
+	t0 = post_acked(0xa2, 0);
+	check(modify(&tgt, IBV_QPS_SQD, NULL) == 0, "ACKs late: RTS -> SQD");
+	got = ibv_poll_cq(tgt.cq, 1, &wc);
+	t = now_ms() - t0;
+	check(got == 1 && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == (WRID_ACK | 1) && t < ACK_DELAY_MS,
+	      "... the WRITE waiting for its ACK completed by then (%.0f ms)", t);
+	check(sq_drained(1000), "... and SQ_DRAINED came");
+	check(ibv_modify_qp(tgt.qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) == 0,
+	      "... SQD -> RTS");
+
+	t0 = post_acked(0xa3, 0);
+	check(modify(&tgt, IBV_QPS_ERR, NULL) == 0, "ACKs late: QP to ERR");
+	got = wait_wc(tgt.cq, &wc);
+	t = now_ms() - t0;
+	check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == (WRID_ACK | 1) &&
+	      t < ACK_DELAY_MS,
+	      "... the WRITE waiting for its ACK completes, successfully (%.0f ms)", t);
+	got = ibv_poll_cq(tgt.cq, 1, &wc);
+	check(got == 0, "... and nothing else (%d)", got);
+	reconnect();
+}
+
 static const struct scenario scenarios[] = {
 	{ "paired, injected guard", MEM_DIF, 0, 0, 0, 6,
 	  { [2] = INJ_GUARD }, 1, 0 },
@@ -1256,6 +1369,20 @@ int main(int argc, char **argv)
 			reconnect();
 	}
 	run_scenario(&after_err);
+
+	late_acks();
+	set_ack_delay(2000);
+	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		struct scenario late = scenarios[i];
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s; ACKs 2 ms late", late.name);
+		late.name = name;
+		run_scenario(&late);
+		if (late.to_err)
+			reconnect();
+	}
+	set_ack_delay(0);
 
 out:
 	for (i = 0; i < MAX_TXN; i++)

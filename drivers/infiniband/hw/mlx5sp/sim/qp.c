@@ -144,6 +144,7 @@ static void sim_qp_free(struct sim_qp *qp)
 	sim_cq_put(qp->rcq);
 	sim_srq_put(qp->srq);
 	sim_buf_free(&qp->buf);
+	kfree(qp->acks);
 	kfree(qp);
 }
 
@@ -309,6 +310,9 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 		qp->wait = SIM_SQ_RUN;
 		qp->rd_atomic_inflight = 0;
 		qp->peer_sim = NULL;
+		/* what was not acknowledged is gone with the QP's state */
+		qp->ack_head = 0;
+		qp->ack_n = 0;
 		break;
 	case MLX5_QP_STATE_RTS:
 		qp->rnr_left = qp->rnr_retry;
@@ -339,6 +343,8 @@ void sim_qp_set_error(struct sim_qp *qp)
  */
 void sim_qp_set_drained(struct sim_qp *qp)
 {
+	/* drained: nothing outstanding, every completion written first */
+	sim_sq_acks_write(qp, true);
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_SQD);
 	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SQ_DRAINED, qp->qpn);
 }
@@ -382,10 +388,12 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 		sim_qp_decode(qp);
 	}
 	sim_qp_enter(qp, cur, next);
+	/* execution is synchronous; what awaits its ACK is drained at once */
+	if (next == MLX5_QP_STATE_SQD)
+		sim_sq_acks_write(qp, true);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock(&qp->sq_lock);
 
-	/* execution is synchronous: nothing is in flight, drained at once */
 	if (next == MLX5_QP_STATE_SQD)
 		sim_post_qp_event(sim, MLX5_EVENT_TYPE_SQ_DRAINED, qpn);
 	sim_engine_kick(sim);
@@ -570,6 +578,11 @@ int sim_cmd_create_qp(struct sim_cmd *c)
 	err = sim_qp_parse(c, qp);
 	if (err)
 		goto err_free_qp;
+	if (sim_sq_acks_alloc(qp)) {
+		err = sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
+			       MLX5SP_SIM_SYND_NO_MEMORY);
+		goto err_free_qp;
+	}
 	err = sim_qp_insert(c, qp);
 	if (err)
 		goto err_free_qp;

@@ -326,7 +326,10 @@ enum sim_sq_wait {
 	SIM_SQ_RUN,
 	SIM_SQ_WAIT_RNR,
 	SIM_SQ_WAIT_RETRY,
+	SIM_SQ_WAIT_ACK,		/* every ACK slot taken (sq.c) */
 };
+
+struct sim_sq_ack;
 
 struct sim_qp {
 	struct mlx5sp_sim *sim;
@@ -376,6 +379,13 @@ struct sim_qp {
 	u8 rnr_left;			/* RNR retries left, 7: infinite */
 	u8 retry_left;			/* transport retries left */
 	u32 rd_atomic_inflight;		/* READ/atomic not yet complete */
+	/*
+	 * RC: completions waiting for their ACK to come back (the device's
+	 * ack_delay_us), oldest first, a ring of SIM_SQ_ACKS (sq.c).
+	 */
+	struct sim_sq_ack *acks;
+	u8 ack_head;
+	u8 ack_n;
 	/*
 	 * drain_sigerr (signature pipelining): after a signature error the
 	 * SQ stops in SQD before the next fenced WQE, after at most
@@ -582,6 +592,8 @@ struct mlx5sp_sim {
 
 	/* WQEs that run on past a signature error (debugfs sig_runon) */
 	u8 sig_runon;
+	/* an RC request's ACK comes back this late (debugfs ack_delay_us) */
+	u32 ack_delay_us;
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
@@ -825,6 +837,8 @@ void sim_qp_set_error(struct sim_qp *qp);
 /* sq.c: the requester */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
 bool sim_sq_flush(struct sim_qp *qp);
+int sim_sq_acks_alloc(struct sim_qp *qp);
+bool sim_sq_acks_write(struct sim_qp *qp, bool all);
 void sim_sq_sig_error(struct sim_qp *qp);
 bool sim_sq_sig_stop(bool fenced, u8 runon_left);
 void sim_qp_set_drained(struct sim_qp *qp);

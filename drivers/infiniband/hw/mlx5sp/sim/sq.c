@@ -15,6 +15,14 @@
  * the same path without ACKs: SEND and RDMA WRITE only, and whatever the
  * responder drops is gone, the requester completes successfully.
  *
+ * The responder sees a request at once. An RC requester's completion
+ * waits for the ACK: with the device's ack_delay_us set, it is written
+ * that long after its WQE ran (0: at once, the default). In the meantime
+ * the SQ runs on, as a card's does, so a peer may see a later SEND
+ * before the requester sees an earlier WRITE complete. SIM_SQ_ACKS
+ * completions may wait at a time; a QP that leaves RTS for SQD or ERR
+ * writes them first, at once; a reset drops them.
+ *
  * Runs in the engine with rcu_read_lock() and the QP's sq_lock held.
  */
 
@@ -30,6 +38,13 @@
 #define SIM_INF_RETRY_NS	(100 * NSEC_PER_MSEC)
 #define SIM_QKEY_PRIVILEGED	0x80000000
 #define SIM_INFINITE_RNR	7
+#define SIM_SQ_ACKS		32	/* completions awaiting their ACK */
+#define SIM_MAX_ACK_DELAY_US	USEC_PER_SEC
+
+struct sim_sq_ack {
+	struct sim_cqe_info ci;
+	u64 due;			/* ktime ns */
+};
 
 enum sim_wqe_res {
 	SIM_WQE_DONE,		/* completed (maybe in error): move on */
@@ -74,9 +89,57 @@ static void sim_sq_complete(struct sim_qp *qp, const struct sim_wqe *w,
 		.user_index = qp->user_index,
 		.byte_cnt = byte_cnt,
 	};
+	u32 delay = min_t(u32, READ_ONCE(qp->sim->ack_delay_us),
+			  SIM_MAX_ACK_DELAY_US);
+	struct sim_sq_ack *a;
 
-	if (qp->scq)
-		sim_cqe_write(qp->scq, &ci);
+	if (!qp->acks || (!delay && !qp->ack_n)) {
+		if (qp->scq)
+			sim_cqe_write(qp->scq, &ci);
+		return;
+	}
+	/* sim_sq_process leaves a slot for each WQE; keep order if not */
+	if (qp->ack_n == SIM_SQ_ACKS)
+		sim_sq_acks_write(qp, true);
+	a = &qp->acks[(qp->ack_head + qp->ack_n) % SIM_SQ_ACKS];
+	a->ci = ci;
+	a->due = ktime_get_ns() + (u64)delay * NSEC_PER_USEC;
+	qp->ack_n++;
+}
+
+/* An RC send queue keeps its completions until their ACK is back. */
+int sim_sq_acks_alloc(struct sim_qp *qp)
+{
+	if (qp->st != MLX5_QP_ST_RC || !qp->sq_wqe_cnt)
+		return 0;
+	qp->acks = kcalloc(SIM_SQ_ACKS, sizeof(*qp->acks), GFP_KERNEL);
+	return qp->acks ? 0 : -ENOMEM;
+}
+
+/*
+ * Write the completions whose ACK is back, oldest first; @all: every one,
+ * now. Under sq_lock. Returns true if it wrote any.
+ */
+bool sim_sq_acks_write(struct sim_qp *qp, bool all)
+{
+	struct sim_sq_ack *a;
+	bool work = false;
+	u64 now = 0;
+
+	while (qp->ack_n) {
+		a = &qp->acks[qp->ack_head];
+		if (!all) {
+			now = now ?: ktime_get_ns();
+			if (now < a->due)
+				break;
+		}
+		if (qp->scq)
+			sim_cqe_write(qp->scq, &a->ci);
+		qp->ack_head = (qp->ack_head + 1) % SIM_SQ_ACKS;
+		qp->ack_n--;
+		work = true;
+	}
+	return work;
 }
 
 static enum sim_wqe_res sim_sq_error(struct sim_qp *qp,
@@ -547,6 +610,8 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 	spin_lock(&qp->sq_lock);
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !qp->sq_wqe_cnt)
 		goto unlock;
+	if (qp->ack_n)
+		work = sim_sq_acks_write(qp, false);
 	if (qp->wait != SIM_SQ_RUN) {
 		if (ktime_get_ns() < qp->wait_until)
 			goto unlock;
@@ -556,6 +621,12 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 	/* the WQEs were written before the doorbell record */
 	dma_rmb();
 	while (qp->sq_ci != pi && budget--) {
+		if (qp->ack_n == SIM_SQ_ACKS) {
+			/* every slot waits for an ACK: so does the SQ */
+			qp->wait = SIM_SQ_WAIT_ACK;
+			qp->wait_until = qp->acks[qp->ack_head].due;
+			break;
+		}
 		if (qp->sig_draining && sim_sq_sig_gate(qp)) {
 			work = true;
 			break;
@@ -589,6 +660,8 @@ bool sim_sq_flush(struct sim_qp *qp)
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR || !qp->sq_wqe_cnt)
 		goto unlock;
 	qp->wait = SIM_SQ_RUN;
+	/* what ran before the error completes before the flush */
+	work = sim_sq_acks_write(qp, true);
 	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
 	dma_rmb();
 	while (qp->sq_ci != pi) {
