@@ -3,7 +3,8 @@
  * mlx5sp-sigbench: what signature pipelining buys a storage target's READ
  * path, and what the model's signature engine costs against the raw CRC.
  *
- *   mlx5sp-sigbench [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]] [-S] DEV
+ *   mlx5sp-sigbench [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]]
+ *                   [-a US[,US...]] [-S] DEV
  *
  * 1. READ latency. A target QP (MLX5DV_QP_CREATE_SIG_PIPELINING) and an
  *    initiator QP on DEV, connected in this process. One READ sends BLOCKS
@@ -18,7 +19,13 @@
  *    completion and, pipelined, the MKEY check) is done after the clock
  *    stops, for both. ROUNDS rounds of ITERS READs take turns between the
  *    two modes; each mode's median over all its READs is printed, and
- *    their ratio (target: pipelined <= 0.6 of sequential).
+ *    their ratio (target: pipelined <= 0.6 of sequential). This for
+ *    each ACK round trip US (-a; 0 and 5 unless given: the model's
+ *    debugfs ack_delay_us, how long after its WQE ran an RC completion
+ *    is written; 0 is a fabric without delay, 5 us a RoCE round trip
+ *    through a switch or two). The response does not wait for the
+ *    WRITE's ACK, the sequential READ does: that round trip and the
+ *    application's turnaround are what pipelining saves.
  * 2. Signature engine throughput: reads the model's debugfs sig_bench
  *    (/sys/kernel/debug/mlx5sp_sim/DEV/sig_bench: a T10-DIF checked and
  *    stripped transfer against crc_t10dif alone over the same buffers, in
@@ -58,6 +65,8 @@
 
 static unsigned int iters = 200, rounds = 10, nblocks;
 static unsigned int sizes[MAX_SIZES] = { 1, 8 }, nsizes = 2;
+static unsigned int delays[MAX_SIZES] = { 0, 5 }, ndelays = 2;
+static unsigned int cur_delay;		/* this measurement's ACK delay */
 
 struct qpend {
 	struct ibv_cq *cq;
@@ -437,8 +446,8 @@ static void latency(unsigned int blocks)
 	med[0] = median(s[0], n[0]);
 	med[1] = median(s[1], n[1]);
 	ratio = med[0] > 0 ? med[1] / med[0] : 0;
-	printf("READ of %u x 512 B (T10-DIF checked and stripped), %u READs per mode\n",
-	       blocks, n[0]);
+	printf("READ of %u x 512 B (T10-DIF checked and stripped), ACKs after %u us, %u READs per mode\n",
+	       blocks, cur_delay, n[0]);
 	printf("  sequential (WRITE, wait, mlx5dv_mkey_check, SEND)  median %9.2f us\n",
 	       med[0]);
 	printf("  pipelined  (WRITE + fenced SEND posted together)   median %9.2f us\n",
@@ -447,6 +456,24 @@ static void latency(unsigned int blocks)
 	       ratio <= 0.6 ? "ok" : "MISSED");
 	free(s[0]);
 	free(s[1]);
+}
+
+/* The model's ACK round trip (debugfs ack_delay_us of @dev). */
+static void set_ack_delay(const char *dev, unsigned int us)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/mlx5sp_sim/%s/ack_delay_us", dev);
+	f = fopen(path, "w");
+	if (!f) {
+		if (!us)
+			return;		/* no model: no delay to take away */
+		die(path, errno);
+	}
+	if (fprintf(f, "%u\n", us) < 0 || fclose(f))
+		die(path, errno ? errno : EIO);
+	cur_delay = us;
 }
 
 static void sig_bench(const char *dev)
@@ -495,11 +522,11 @@ static void sig_bench(const char *dev)
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
+	unsigned int i, d;
 	int opt, only_engine = 0;
 	char *tok;
 
-	while ((opt = getopt(argc, argv, "n:r:b:S")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:b:a:S")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
@@ -509,12 +536,21 @@ int main(int argc, char **argv)
 			     tok = strtok(NULL, ","))
 				sizes[nsizes++] = atoi(tok);
 			break;
+		case 'a':
+			ndelays = 0;
+			for (tok = strtok(optarg, ","); tok && ndelays < MAX_SIZES;
+			     tok = strtok(NULL, ","))
+				delays[ndelays++] = atoi(tok);
+			break;
 		case 'S': only_engine = 1; break;
 		default: goto usage;
 		}
 	}
-	if (optind != argc - 1 || !iters || !rounds || !nsizes)
+	if (optind != argc - 1 || !iters || !rounds || !nsizes || !ndelays)
 		goto usage;
+	for (i = 0; i < ndelays; i++)
+		if (delays[i] > 1000000)
+			goto usage;
 	for (i = 0; i < nsizes; i++) {
 		if (!sizes[i] || sizes[i] > 256)
 			goto usage;
@@ -536,12 +572,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_RECV; i++)
 		post_recv(i);
 	setup_mkey();
-	for (i = 0; i < nsizes; i++)
-		latency(sizes[i]);
+	for (d = 0; d < ndelays; d++) {
+		set_ack_delay(argv[optind], delays[d]);
+		for (i = 0; i < nsizes; i++)
+			latency(sizes[i]);
+	}
+	set_ack_delay(argv[optind], 0);
 	sig_bench(argv[optind]);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]] [-S] DEV\n",
+	fprintf(stderr, "usage: %s [-n ITERS] [-r ROUNDS] [-b BLOCKS[,BLOCKS...]] [-a US[,US...]] [-S] DEV\n",
 		argv[0]);
 	return 2;
 }
