@@ -520,28 +520,28 @@ static void sig_bench(const char *dev)
 	}
 }
 
+/* "N,N,..." into @v (MAX_SIZES at most); returns how many */
+static unsigned int parse_list(char *arg, unsigned int *v)
+{
+	unsigned int n = 0;
+	char *tok;
+
+	for (tok = strtok(arg, ","); tok && n < MAX_SIZES; tok = strtok(NULL, ","))
+		v[n++] = atoi(tok);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, d;
 	int opt, only_engine = 0;
-	char *tok;
 
 	while ((opt = getopt(argc, argv, "n:r:b:a:S")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
-		case 'b':
-			nsizes = 0;
-			for (tok = strtok(optarg, ","); tok && nsizes < MAX_SIZES;
-			     tok = strtok(NULL, ","))
-				sizes[nsizes++] = atoi(tok);
-			break;
-		case 'a':
-			ndelays = 0;
-			for (tok = strtok(optarg, ","); tok && ndelays < MAX_SIZES;
-			     tok = strtok(NULL, ","))
-				delays[ndelays++] = atoi(tok);
-			break;
+		case 'b': nsizes = parse_list(optarg, sizes); break;
+		case 'a': ndelays = parse_list(optarg, delays); break;
 		case 'S': only_engine = 1; break;
 		default: goto usage;
 		}
