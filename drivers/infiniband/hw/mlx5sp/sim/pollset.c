@@ -15,6 +15,7 @@
  * freed after a grace period.
  */
 
+#include <kunit/visibility.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
@@ -33,14 +34,16 @@ void sim_pollset_init(struct sim_pollset *ps)
 	RCU_INIT_POINTER(ps->arr, NULL);
 	ps->n = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_pollset_init);
 
 /* Nothing may be in it any more, nor any reader (the engine stopped). */
 void sim_pollset_destroy(struct sim_pollset *ps)
 {
-	kfree(rcu_dereference_protected(ps->arr, true));
+	kvfree(rcu_dereference_protected(ps->arr, true));
 	RCU_INIT_POINTER(ps->arr, NULL);
 	ps->n = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_pollset_destroy);
 
 int sim_pollset_add(struct sim_pollset *ps, void *obj)
 {
@@ -66,6 +69,7 @@ int sim_pollset_add(struct sim_pollset *ps, void *obj)
 	smp_store_release(&ps->n, ps->n + 1);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_pollset_add);
 
 /* The caller synchronize_rcu()s before it frees @obj. */
 void sim_pollset_del(struct sim_pollset *ps, void *obj)
@@ -85,6 +89,7 @@ void sim_pollset_del(struct sim_pollset *ps, void *obj)
 	WRITE_ONCE(arr->obj[last], NULL);
 	WRITE_ONCE(ps->n, last);
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_pollset_del);
 
 /* Under rcu_read_lock(): entry @i, NULL past the end (or in passing). */
 void *sim_pollset_at(struct sim_pollset *ps, unsigned int i)
@@ -96,3 +101,4 @@ void *sim_pollset_at(struct sim_pollset *ps, unsigned int i)
 		return NULL;
 	return READ_ONCE(arr->obj[i]);
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_pollset_at);

@@ -297,7 +297,59 @@ static void umr_parse(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, u.bsf, (const void *)(w + len));
 }
 
+/* pollset.c: growth past its first array, removal by moving the last */
+static void pollset_add_del(struct kunit *test)
+{
+	static int obj[40];
+	struct sim_pollset ps;
+	unsigned int i, seen;
+
+	sim_pollset_init(&ps);
+	KUNIT_EXPECT_EQ(test, sim_pollset_len(&ps), 0U);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, sim_pollset_at(&ps, 0));
+	rcu_read_unlock();
+	for (i = 0; i < ARRAY_SIZE(obj); i++)
+		KUNIT_ASSERT_EQ(test, sim_pollset_add(&ps, &obj[i]), 0);
+	KUNIT_EXPECT_EQ(test, sim_pollset_len(&ps), 40U);
+	rcu_read_lock();
+	for (i = 0; i < ARRAY_SIZE(obj); i++)
+		KUNIT_EXPECT_PTR_EQ(test, sim_pollset_at(&ps, i), &obj[i]);
+	KUNIT_EXPECT_NULL(test, sim_pollset_at(&ps, 40));
+	rcu_read_unlock();
+
+	/* the last entry takes the removed one's slot */
+	sim_pollset_del(&ps, &obj[3]);
+	KUNIT_EXPECT_EQ(test, sim_pollset_len(&ps), 39U);
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, sim_pollset_at(&ps, 3), &obj[39]);
+	KUNIT_EXPECT_NULL(test, sim_pollset_at(&ps, 39));
+	rcu_read_unlock();
+	sim_pollset_del(&ps, &obj[39]);
+	sim_pollset_del(&ps, &obj[38]);
+	KUNIT_EXPECT_EQ(test, sim_pollset_len(&ps), 37U);
+	rcu_read_lock();
+	for (i = 0, seen = 0; i < sim_pollset_len(&ps); i++) {
+		int *o = sim_pollset_at(&ps, i);
+
+		KUNIT_EXPECT_NOT_NULL(test, o);
+		KUNIT_EXPECT_TRUE(test, o != &obj[3] && o != &obj[38] &&
+				  o != &obj[39]);
+		seen++;
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, seen, 37U);
+	for (i = 0; i < 38; i++)
+		if (i != 3)
+			sim_pollset_del(&ps, &obj[i]);
+	KUNIT_EXPECT_EQ(test, sim_pollset_len(&ps), 0U);
+	/* the grown arrays went through RCU; the last one goes here */
+	rcu_barrier();
+	sim_pollset_destroy(&ps);
+}
+
 static struct kunit_case sim_logic_cases[] = {
+	KUNIT_CASE(pollset_add_del),
 	KUNIT_CASE(umr_parse),
 	KUNIT_CASE(cqe_owner_and_opcode),
 	KUNIT_CASE(cqe_error_layout),
