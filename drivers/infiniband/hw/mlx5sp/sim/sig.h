@@ -110,6 +110,11 @@ struct sim_sig_ctx {
 	enum sim_sig_dir dir;
 	struct sim_sig_domain dom[SIM_SIG_NR_DOM];
 	u8 check_mask;			/* input bytes checked */
+	/*
+	 * check_mask (and the app tag's bit mask) over the input PI as
+	 * struct sim_sig_err's expected and actual hold it
+	 */
+	u64 pi_cmask;
 	u8 copy_mask;			/* output bytes copied (same structure) */
 	bool sbs;			/* same block structure */
 	bool in_guard;			/* the input guard is checked */

@@ -3,9 +3,10 @@
  * KUnit suites for the software ConnectX's signature engine: known answers
  * of the guards, T10-DIF and CRC insert/check/strip round trips for every
  * block size, each error kind with its expected and actual values and
- * offset, the escapes, transfers split anywhere, BSFs built the way
- * libmlx5 and mlx5_ib build them, the SIGERR CQE as libmlx5 decodes it,
- * fault injection, and PSV objects through the command interface.
+ * offset, the escapes, transfers split anywhere and streams handed out in
+ * windows of any size, BSFs built the way libmlx5 and mlx5_ib build them,
+ * the SIGERR CQE as libmlx5 decodes it, fault injection, and PSV objects
+ * through the command interface.
  */
 #include <kunit/test.h>
 #include <linux/crc-t10dif.h>
@@ -339,6 +340,146 @@ static void t_dif_blocks(u8 *p, int n)
 		put_unaligned_be16(crc_t10dif(blk, 512), blk + 512);
 		put_unaligned_be16(0x55aa, blk + 514);
 		put_unaligned_be32(0x100 + b, blk + 516);
+	}
+}
+
+/*
+ * A buffer as a stream handed out in windows of @win bytes, as the model's
+ * transfers hand out pages and MTT chunks: blocks and PI cross windows.
+ */
+struct t_win_iter {
+	struct sim_sig_iter it;
+	u8 *p;
+	u32 left;
+	u32 win;
+};
+
+static int t_win_refill(struct sim_sig_iter *it)
+{
+	struct t_win_iter *w = container_of(it, struct t_win_iter, it);
+
+	if (!w->left)
+		return -EFAULT;
+	it->p = w->p;
+	it->avail = min(w->left, w->win);
+	w->p += it->avail;
+	w->left -= it->avail;
+	return 0;
+}
+
+static void t_win_init(struct t_win_iter *w, u8 *p, u32 len, u32 win)
+{
+	w->it.p = NULL;
+	w->it.avail = 0;
+	w->it.refill = t_win_refill;
+	w->p = p;
+	w->left = len;
+	w->win = win;
+}
+
+#define T_WIN_NBLK	6
+#define T_WIN_MAX	(T_WIN_NBLK * 528)
+
+/*
+ * Whatever the windows of the two streams, the bytes and the verdicts are
+ * those of one flat buffer each: whole blocks inside a window take the
+ * engine's block path, the others the byte stream path, and a transfer
+ * mixes them. Check and strip, check and replace PI of another type, and
+ * insert.
+ */
+static void sig_window_equivalence(struct kunit *test)
+{
+	static const u32 wins[] = { 1, 7, 512, 520, 528, 1000, 4096 };
+	struct sim_sig_ctx *c1 = kunit_kzalloc(test, sizeof(*c1), GFP_KERNEL);
+	struct sim_sig_ctx *c2 = kunit_kzalloc(test, sizeof(*c2), GFP_KERNEL);
+	u8 *src = kunit_kzalloc(test, T_WIN_MAX, GFP_KERNEL);
+	u8 *o1 = kunit_kzalloc(test, T_WIN_MAX, GFP_KERNEL);
+	u8 *o2 = kunit_kzalloc(test, T_WIN_MAX, GFP_KERNEL);
+	struct t_dom dif = { .kind = T_DIF_CRC, .bs = MLX5SP_BS_512,
+			     .app = 0x55aa, .ref = 0x100, .ref_inc = true };
+	struct t_dom csum = { .kind = T_DIF_CSUM, .bs = MLX5SP_BS_520,
+			      .app = 0x1111, .ref = 7, .ref_inc = true };
+	struct t_dom crc = { .kind = T_DIF_CRC, .bs = MLX5SP_BS_520,
+			     .seed = 0xffff, .app = 0x2222, .ref = 9,
+			     .ref_inc = true };
+	struct t_dom c32c = { .kind = T_CRC32C, .bs = MLX5SP_BS_512 };
+	struct t_win_iter s, d;
+	struct mlx5_bsf bsf;
+	enum sim_sig_dir dir;
+	u32 slen, dlen;
+	int cfg, i, j, b;
+	s64 n;
+
+	KUNIT_ASSERT_NOT_NULL(test, c1);
+	KUNIT_ASSERT_NOT_NULL(test, c2);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, o1);
+	KUNIT_ASSERT_NOT_NULL(test, o2);
+	for (cfg = 0; cfg < 3; cfg++) {
+		dir = SIM_SIG_MEM_TO_WIRE;
+		switch (cfg) {
+		case 0:
+			/* check and strip; block 4's ref tag is wrong */
+			t_dif_blocks(src, T_WIN_NBLK);
+			put_unaligned_be32(0x100, src + 4 * 520 + 516);
+			t_bsf(&bsf, &dif, NULL, 0xff);
+			slen = T_WIN_NBLK * 520;
+			dlen = T_WIN_NBLK * 512;
+			break;
+		case 1:
+			/* IP checksum guards in, CRC out; block 2's is wrong */
+			for (b = 0; b < T_WIN_NBLK; b++) {
+				u8 *blk = src + b * 528;
+
+				t_fill(blk, 520, b);
+				put_unaligned_be16(t_guard(T_DIF_CSUM, 0, blk,
+							   520), blk + 520);
+				put_unaligned_be16(0x1111, blk + 522);
+				put_unaligned_be32(7 + b, blk + 524);
+			}
+			src[2 * 528 + 17] ^= 0x40;
+			t_bsf(&bsf, &csum, &crc, 0xff);
+			slen = T_WIN_NBLK * 528;
+			dlen = slen;
+			break;
+		default:
+			/* insert CRC32C on the way to memory */
+			dir = SIM_SIG_WIRE_TO_MEM;
+			t_fill(src, T_WIN_NBLK * 512, 3);
+			t_bsf(&bsf, &c32c, NULL, 0xff);
+			slen = T_WIN_NBLK * 512;
+			dlen = T_WIN_NBLK * 516;
+			break;
+		}
+		memset(o1, 0, T_WIN_MAX);
+		KUNIT_ASSERT_EQ(test, t_xfer(test, c1, &bsf, dir, o1, dlen,
+					     src, slen, 0), dlen);
+		KUNIT_EXPECT_EQ(test, !sim_sig_first_err(c1), cfg == 2);
+		for (i = 0; i < ARRAY_SIZE(wins); i++) {
+			for (j = 0; j < ARRAY_SIZE(wins); j++) {
+				memset(o2, 0, T_WIN_MAX);
+				KUNIT_ASSERT_EQ(test,
+						sim_sig_ctx_init(c2, &bsf, 0, 0,
+								 dir), 0);
+				t_win_init(&s, src, slen, wins[i]);
+				t_win_init(&d, o2, dlen, wins[j]);
+				n = sim_sig_xfer(c2, &d.it, &s.it, slen);
+				KUNIT_EXPECT_EQ_MSG(test, n, dlen,
+						    "cfg %d windows %u %u", cfg,
+						    wins[i], wins[j]);
+				KUNIT_EXPECT_EQ_MSG(test,
+						    memcmp(o1, o2, T_WIN_MAX),
+						    0, "cfg %d windows %u %u",
+						    cfg, wins[i], wins[j]);
+				KUNIT_EXPECT_EQ_MSG(test,
+						    memcmp(&c1->err, &c2->err,
+							   sizeof(c1->err)),
+						    0, "cfg %d windows %u %u",
+						    cfg, wins[i], wins[j]);
+				KUNIT_EXPECT_EQ(test, c1->blocks_checked,
+						c2->blocks_checked);
+			}
+		}
 	}
 }
 
@@ -817,6 +958,7 @@ static struct kunit_case sig_engine_cases[] = {
 	KUNIT_CASE(sig_known_answers),
 	KUNIT_CASE(sig_roundtrip),
 	KUNIT_CASE(sig_split_equivalence),
+	KUNIT_CASE(sig_window_equivalence),
 	KUNIT_CASE(sig_errors),
 	KUNIT_CASE(sig_crc_errors),
 	KUNIT_CASE(sig_escapes),
