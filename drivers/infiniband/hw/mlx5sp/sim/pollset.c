@@ -94,6 +94,7 @@ EXPORT_SYMBOL_IF_KUNIT(sim_pollset_del);
 /* Under rcu_read_lock(): entry @i, NULL past the end (or in passing). */
 void *sim_pollset_at(struct sim_pollset *ps, unsigned int i)
 {
+	/* pairs with sim_pollset_add's release: entry and array are seen */
 	unsigned int n = smp_load_acquire(&ps->n);
 	struct sim_pollset_arr *arr = rcu_dereference(ps->arr);
 
