@@ -337,16 +337,25 @@ void sim_qp_set_error(struct sim_qp *qp)
 }
 
 /*
+ * The SQ has drained into SQD, by RTS2SQD or by a signature stop: nothing
+ * is outstanding, so every completion awaiting its ACK is written before
+ * software hears SQ_DRAINED. Called with sq_lock held, the state SQD.
+ */
+static void sim_qp_sq_drained(struct sim_qp *qp)
+{
+	sim_sq_acks_write(qp, true);
+	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SQ_DRAINED, qp->qpn);
+}
+
+/*
  * The SQ stopped after a signature error (drain_sigerr): the QP is in SQD,
  * hw_sq_wqebb_counter names the WQE it stopped at, and software hears of
  * it through SQ_DRAINED. Called with sq_lock held, from RTS only.
  */
 void sim_qp_set_drained(struct sim_qp *qp)
 {
-	/* drained: nothing outstanding, every completion written first */
-	sim_sq_acks_write(qp, true);
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_SQD);
-	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SQ_DRAINED, qp->qpn);
+	sim_qp_sq_drained(qp);
 }
 
 int sim_cmd_modify_qp(struct sim_cmd *c)
@@ -388,14 +397,12 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 		sim_qp_decode(qp);
 	}
 	sim_qp_enter(qp, cur, next);
-	/* execution is synchronous; what awaits its ACK is drained at once */
+	/* execution is synchronous: the SQ is drained once it is stopped */
 	if (next == MLX5_QP_STATE_SQD)
-		sim_sq_acks_write(qp, true);
+		sim_qp_sq_drained(qp);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock(&qp->sq_lock);
 
-	if (next == MLX5_QP_STATE_SQD)
-		sim_post_qp_event(sim, MLX5_EVENT_TYPE_SQ_DRAINED, qpn);
 	sim_engine_kick(sim);
 	return 0;
 }
