@@ -84,3 +84,40 @@ int mlx5sp_umem_page(struct ib_umem *umem, unsigned long virt, u32 *page_offset,
 	*npages = ib_umem_num_dma_blocks(umem, MLX5_ADAPTER_PAGE_SIZE);
 	return 0;
 }
+
+/*
+ * A user queue (QP, SRQ or CQ): its buffer of @size bytes at @buf_addr
+ * pinned and described in 4 KiB pages, its doorbell record at @db_addr
+ * mapped. Returns the umem or an ERR_PTR; mlx5sp_uqueue_put undoes it.
+ */
+struct ib_umem *mlx5sp_uqueue_get(struct mlx5sp_ib_dev *dev,
+				  struct mlx5sp_ucontext *uctx, u64 buf_addr,
+				  size_t size, int access, u64 db_addr,
+				  struct mlx5sp_db *db, u32 *page_offset,
+				  size_t *npages)
+{
+	struct ib_umem *umem;
+	int err;
+
+	umem = ib_umem_get(&dev->ib, buf_addr, size, access);
+	if (IS_ERR(umem))
+		return umem;
+	err = mlx5sp_umem_page(umem, buf_addr, page_offset, npages);
+	if (err)
+		goto err_release;
+	err = mlx5sp_db_map_user(uctx, db_addr, db);
+	if (err)
+		goto err_release;
+	return umem;
+
+err_release:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+void mlx5sp_uqueue_put(struct mlx5sp_ucontext *uctx, struct ib_umem *umem,
+		       struct mlx5sp_db *db)
+{
+	mlx5sp_db_unmap_user(uctx, db);
+	ib_umem_release(umem);
+}

@@ -72,6 +72,7 @@ static int create_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 	struct mlx5_ib_create_cq ucmd = {};
+	struct ib_umem *umem;
 	size_t ucmdlen;
 	int err;
 
@@ -99,24 +100,15 @@ static int create_user_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		return -EINVAL;
 	cq->uar_index = ucmd.uar_page_index;
 
-	cq->umem = ib_umem_get(&dev->ib, ucmd.buf_addr,
-			       (size_t)cq->nent * MLX5SP_CQE_SIZE,
-			       IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->umem))
-		return PTR_ERR(cq->umem);
-	err = mlx5sp_umem_page(cq->umem, ucmd.buf_addr, page_offset, npages);
-	if (err)
-		goto err_release;
-	err = mlx5sp_db_map_user(uctx, ucmd.db_addr, &cq->db);
-	if (err)
-		goto err_release;
+	umem = mlx5sp_uqueue_get(dev, uctx, ucmd.buf_addr,
+				 (size_t)cq->nent * MLX5SP_CQE_SIZE,
+				 IB_ACCESS_LOCAL_WRITE, ucmd.db_addr, &cq->db,
+				 page_offset, npages);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	cq->umem = umem;
 	cq->user = true;
 	return 0;
-
-err_release:
-	ib_umem_release(cq->umem);
-	cq->umem = NULL;
-	return err;
 }
 
 static void destroy_user_cq(struct mlx5sp_cq *cq, struct ib_udata *udata)
@@ -124,8 +116,7 @@ static void destroy_user_cq(struct mlx5sp_cq *cq, struct ib_udata *udata)
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 
-	mlx5sp_db_unmap_user(uctx, &cq->db);
-	ib_umem_release(cq->umem);
+	mlx5sp_uqueue_put(uctx, cq->umem, &cq->db);
 }
 
 static int create_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,

@@ -450,6 +450,13 @@ void mlx5sp_fill_pas_umem(struct ib_umem *umem, unsigned long page_size,
 u32 mlx5sp_octo_len(u64 addr, u64 len, unsigned int page_shift);
 int mlx5sp_umem_page(struct ib_umem *umem, unsigned long virt, u32 *page_offset,
 		     size_t *npages);
+struct ib_umem *mlx5sp_uqueue_get(struct mlx5sp_ib_dev *dev,
+				  struct mlx5sp_ucontext *uctx, u64 buf_addr,
+				  size_t size, int access, u64 db_addr,
+				  struct mlx5sp_db *db, u32 *page_offset,
+				  size_t *npages);
+void mlx5sp_uqueue_put(struct mlx5sp_ucontext *uctx, struct ib_umem *umem,
+		       struct mlx5sp_db *db);
 
 /* mr.c */
 void mlx5sp_set_umr_mkc(void *mkc, u8 access_mode, u32 pdn);

@@ -582,6 +582,7 @@ static int create_user_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 	struct mlx5_ib_create_qp ucmd = {};
+	struct ib_umem *umem;
 	size_t size;
 	int err;
 
@@ -598,22 +599,13 @@ static int create_user_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		return err;
 	*uidx = uctx->cqe_version ? ucmd.uidx : KERNEL_UIDX;
 	size = qp->sq.offset + ((size_t)qp->sq.wqe_cnt << qp->sq.wqe_shift);
-	qp->umem = ib_umem_get(&dev->ib, ucmd.buf_addr, size, 0);
-	if (IS_ERR(qp->umem))
-		return PTR_ERR(qp->umem);
-	err = mlx5sp_umem_page(qp->umem, ucmd.buf_addr, &qp->page_offset, npages);
-	if (err)
-		goto err_release;
-	err = mlx5sp_db_map_user(uctx, ucmd.db_addr, &qp->db);
-	if (err)
-		goto err_release;
+	umem = mlx5sp_uqueue_get(dev, uctx, ucmd.buf_addr, size, 0, ucmd.db_addr,
+				 &qp->db, &qp->page_offset, npages);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	qp->umem = umem;
 	qp->user = true;
 	return 0;
-
-err_release:
-	ib_umem_release(qp->umem);
-	qp->umem = NULL;
-	return err;
 }
 
 static void destroy_user_qp(struct mlx5sp_qp *qp, struct ib_udata *udata)
@@ -621,8 +613,7 @@ static void destroy_user_qp(struct mlx5sp_qp *qp, struct ib_udata *udata)
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 
-	mlx5sp_db_unmap_user(uctx, &qp->db);
-	ib_umem_release(qp->umem);
+	mlx5sp_uqueue_put(uctx, qp->umem, &qp->db);
 }
 
 static int create_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,

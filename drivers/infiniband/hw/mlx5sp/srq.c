@@ -121,6 +121,7 @@ static int create_user_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 	struct mlx5_ib_create_srq ucmd = {};
+	struct ib_umem *umem;
 	int err;
 
 	if (udata->inlen < offsetofend(struct mlx5_ib_create_srq, flags))
@@ -136,23 +137,14 @@ static int create_user_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 	/* No WQE signatures (libmlx5 asks only when MLX5_SRQ_SIGNATURE is set). */
 	if (ucmd.flags)
 		return -EOPNOTSUPP;
-	srq->umem = ib_umem_get(&dev->ib, ucmd.buf_addr, buf_size, 0);
-	if (IS_ERR(srq->umem))
-		return PTR_ERR(srq->umem);
-	err = mlx5sp_umem_page(srq->umem, ucmd.buf_addr, &srq->page_offset,
-			       npages);
-	if (err)
-		goto err_release;
-	err = mlx5sp_db_map_user(uctx, ucmd.db_addr, &srq->db);
-	if (err)
-		goto err_release;
+	umem = mlx5sp_uqueue_get(dev, uctx, ucmd.buf_addr, buf_size, 0,
+				 ucmd.db_addr, &srq->db, &srq->page_offset,
+				 npages);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	srq->umem = umem;
 	srq->user = true;
 	return 0;
-
-err_release:
-	ib_umem_release(srq->umem);
-	srq->umem = NULL;
-	return err;
 }
 
 static void destroy_user_srq(struct mlx5sp_srq *srq, struct ib_udata *udata)
@@ -160,8 +152,7 @@ static void destroy_user_srq(struct mlx5sp_srq *srq, struct ib_udata *udata)
 	struct mlx5sp_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct mlx5sp_ucontext, ibuc);
 
-	mlx5sp_db_unmap_user(uctx, &srq->db);
-	ib_umem_release(srq->umem);
+	mlx5sp_uqueue_put(uctx, srq->umem, &srq->db);
 }
 
 static int create_srq_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
