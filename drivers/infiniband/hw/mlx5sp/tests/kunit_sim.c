@@ -734,6 +734,16 @@ static void t_pair_up(struct kunit *test, struct t_pair *p, const char *name,
 	p->dst = t_page(&p->d);
 }
 
+/* An RDMA WRITE of @len bytes from the pair's src page to its dst page. */
+static struct t_wr t_pair_write(struct t_pair *p, u32 len)
+{
+	return (struct t_wr){
+		.opcode = MLX5_OPCODE_RDMA_WRITE,
+		.lkey = p->d.dma_key, .addr = p->src, .len = len,
+		.rkey = p->d.dma_key, .raddr = p->dst,
+	};
+}
+
 static u32 t_qpn(const struct mlx5_cqe64 *cqe)
 {
 	return be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff;
@@ -786,12 +796,7 @@ static void rc_write_read_atomic(struct kunit *test)
 	t_pair_up(test, p, "kus1", 7);
 	memset(p->src, 0xab, 4096);
 
-	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
-	wr.lkey = p->d.dma_key;
-	wr.addr = p->src;
-	wr.len = 4096;
-	wr.rkey = p->d.dma_key;
-	wr.raddr = p->dst;
+	wr = t_pair_write(p, 4096);
 	t_post_send(&p->d, &p->a, &wr);
 	cqe = t_poll(&p->d, T_WAIT_MS);
 	KUNIT_ASSERT_NOT_NULL(test, cqe);
@@ -867,12 +872,8 @@ static void rc_errors_and_flush(struct kunit *test)
 	t_pair_up(test, p, "kus2", 7);
 
 	/* a bad rkey: remote access error, both QPs go to ERR */
-	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
-	wr.lkey = p->d.dma_key;
-	wr.addr = p->src;
-	wr.len = 64;
-	wr.rkey = p->d.dma_key ^ 0xff;
-	wr.raddr = p->dst;
+	wr = t_pair_write(p, 64);
+	wr.rkey ^= 0xff;
 	t_post_send(&p->d, &p->a, &wr);
 	cqe = t_poll(&p->d, T_WAIT_MS);
 	KUNIT_ASSERT_NOT_NULL(test, cqe);
@@ -977,12 +978,7 @@ static void rc_retry_exceeded(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	t_pair_up(test, p, "kus4", 7);
 	t_qp_reset(&p->d, &p->b);
-	wr.opcode = MLX5_OPCODE_RDMA_WRITE;
-	wr.lkey = p->d.dma_key;
-	wr.addr = p->src;
-	wr.len = 8;
-	wr.rkey = p->d.dma_key;
-	wr.raddr = p->dst;
+	wr = t_pair_write(p, 8);
 	t_post_send(&p->d, &p->a, &wr);
 	cqe = t_poll(&p->d, T_WAIT_MS);
 	KUNIT_ASSERT_NOT_NULL(test, cqe);
