@@ -20,10 +20,10 @@
  *    stops, for both. ROUNDS rounds of ITERS READs take turns between the
  *    two modes; each mode's median over all its READs is printed, and
  *    their ratio (target: pipelined <= 0.6 of sequential). This for
- *    each ACK round trip US (-a; 0 and 5 unless given: the model's
+ *    each ACK round trip US (-a; 0, 5 and 10 unless given: the model's
  *    debugfs ack_delay_us, how long after its WQE ran an RC completion
  *    is written; 0 is a fabric without delay, 5 us a RoCE round trip
- *    through a switch or two). The response does not wait for the
+ *    through a switch or two, 10 us a longer path or a loaded switch). The response does not wait for the
  *    WRITE's ACK, the sequential READ does: that round trip and the
  *    application's turnaround are what pipelining saves.
  * 2. Signature engine throughput: reads the model's debugfs sig_bench
@@ -65,7 +65,7 @@
 
 static unsigned int iters = 200, rounds = 10, nblocks;
 static unsigned int sizes[MAX_SIZES] = { 1, 8 }, nsizes = 2;
-static unsigned int delays[MAX_SIZES] = { 0, 5 }, ndelays = 2;
+static unsigned int delays[MAX_SIZES] = { 0, 5, 10 }, ndelays = 3;
 static unsigned int cur_delay;		/* this measurement's ACK delay */
 
 struct qpend {
