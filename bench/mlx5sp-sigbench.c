@@ -23,9 +23,10 @@
  *    each ACK round trip US (-a; 0, 5 and 10 unless given: the model's
  *    debugfs ack_delay_us, how long after its WQE ran an RC completion
  *    is written; 0 is a fabric without delay, 5 us a RoCE round trip
- *    through a switch or two, 10 us a longer path or a loaded switch). The response does not wait for the
- *    WRITE's ACK, the sequential READ does: that round trip and the
- *    application's turnaround are what pipelining saves.
+ *    through a switch or two, 10 us a longer path or a loaded switch).
+ *    The response does not wait for the WRITE's ACK, the sequential READ
+ *    does: that round trip and the application's turnaround are what
+ *    pipelining saves.
  * 2. Signature engine throughput: reads the model's debugfs sig_bench
  *    (/sys/kernel/debug/mlx5sp_sim/DEV/sig_bench: a T10-DIF checked and
  *    stripped transfer against crc_t10dif alone over the same buffers, in
