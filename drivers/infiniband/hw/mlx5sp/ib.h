@@ -515,7 +515,10 @@ bool mlx5sp_atomic_hca(struct mlx5sp_ib_dev *dev);
 int mlx5sp_qp_module_init(void);
 void mlx5sp_qp_module_exit(void);
 u32 mlx5sp_qpn(struct mlx5sp_qp *qp);
-void mlx5sp_queue_event_work(struct work_struct *work);
+void mlx5sp_post_ib_event(struct mlx5sp_core_qp *mqp,
+			  const struct ib_event *ev,
+			  void (*handler)(struct ib_event *, void *),
+			  void *context);
 
 /* srq.c */
 int mlx5sp_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,

@@ -281,92 +281,112 @@ u32 mlx5sp_qpn(struct mlx5sp_qp *qp)
 	return qp->mqp.qpn;
 }
 
-/* Asynchronous events: run in a work item, holding the QP (see destroy). */
-struct qp_event_work {
+/*
+ * Asynchronous events of QPs and SRQs reach their handlers from one
+ * ordered work item each, in the order the EQ gave them. The work holds
+ * the object's reference (its destroy waits for it).
+ */
+struct ib_event_work {
 	struct work_struct work;
-	struct mlx5sp_qp *qp;
-	enum ib_event_type type;
+	struct ib_event ev;
+	void (*handler)(struct ib_event *ev, void *context);
+	void *context;
+	struct mlx5sp_core_qp *mqp;
 };
 
-static struct workqueue_struct *qp_event_wq;
+static struct workqueue_struct *ib_event_wq;
 
-static void qp_event_work(struct work_struct *work)
+static void ib_event_work(struct work_struct *work)
 {
-	struct qp_event_work *w = container_of(work, struct qp_event_work, work);
-	struct mlx5sp_qp *qp = w->qp;
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.event = w->type,
-		.element.qp = &qp->ibqp,
-	};
+	struct ib_event_work *w = container_of(work, struct ib_event_work,
+					       work);
 
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	if (refcount_dec_and_test(&qp->mqp.refcount))
-		complete(&qp->mqp.free);
+	if (w->handler)
+		w->handler(&w->ev, w->context);
+	if (refcount_dec_and_test(&w->mqp->refcount))
+		complete(&w->mqp->free);
 	kfree(w);
+}
+
+/**
+ * mlx5sp_post_ib_event - deliver @ev to @handler from the event work
+ * @mqp: the QP or SRQ the event is about; the EQ dispatcher holds a
+ *	 reference while it calls us, and the work takes one of its own
+ * @ev: the event (copied)
+ * @handler: the object's event handler, may be NULL
+ * @context: its context
+ *
+ * Any context. An event that finds no memory is dropped, as an EQ
+ * overrun would drop it.
+ */
+void mlx5sp_post_ib_event(struct mlx5sp_core_qp *mqp,
+			  const struct ib_event *ev,
+			  void (*handler)(struct ib_event *, void *),
+			  void *context)
+{
+	struct ib_event_work *w;
+
+	w = kzalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		return;
+	INIT_WORK(&w->work, ib_event_work);
+	w->ev = *ev;
+	w->handler = handler;
+	w->context = context;
+	w->mqp = mqp;
+	refcount_inc(&mqp->refcount);
+	queue_work(ib_event_wq, &w->work);
 }
 
 static void qp_event(struct mlx5sp_core_qp *mqp, u8 type)
 {
 	struct mlx5sp_qp *qp = container_of(mqp, struct mlx5sp_qp, mqp);
-	struct qp_event_work *w;
-	enum ib_event_type ev;
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+	};
 
 	switch (type) {
 	case MLX5_EVENT_TYPE_PATH_MIG:
-		ev = IB_EVENT_PATH_MIG;
+		ev.event = IB_EVENT_PATH_MIG;
 		break;
 	case MLX5_EVENT_TYPE_COMM_EST:
-		ev = IB_EVENT_COMM_EST;
+		ev.event = IB_EVENT_COMM_EST;
 		break;
 	case MLX5_EVENT_TYPE_SQ_DRAINED:
-		ev = IB_EVENT_SQ_DRAINED;
+		ev.event = IB_EVENT_SQ_DRAINED;
 		break;
 	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
-		ev = IB_EVENT_QP_LAST_WQE_REACHED;
+		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
 		break;
 	case MLX5_EVENT_TYPE_WQ_CATAS_ERROR:
-		ev = IB_EVENT_QP_FATAL;
+		ev.event = IB_EVENT_QP_FATAL;
 		break;
 	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
-		ev = IB_EVENT_PATH_MIG_ERR;
+		ev.event = IB_EVENT_PATH_MIG_ERR;
 		break;
 	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
-		ev = IB_EVENT_QP_REQ_ERR;
+		ev.event = IB_EVENT_QP_REQ_ERR;
 		break;
 	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
-		ev = IB_EVENT_QP_ACCESS_ERR;
+		ev.event = IB_EVENT_QP_ACCESS_ERR;
 		break;
 	default:
 		return;
 	}
-	w = kzalloc(sizeof(*w), GFP_ATOMIC);
-	if (!w)
-		return;
-	INIT_WORK(&w->work, qp_event_work);
-	w->qp = qp;
-	w->type = ev;
-	/* The dispatcher holds a reference while we run; keep one for the work. */
-	refcount_inc(&mqp->refcount);
-	queue_work(qp_event_wq, &w->work);
-}
-
-/* SRQ events take the same ordered path as QP events. */
-void mlx5sp_queue_event_work(struct work_struct *work)
-{
-	queue_work(qp_event_wq, work);
+	mlx5sp_post_ib_event(mqp, &ev, qp->ibqp.event_handler,
+			     qp->ibqp.qp_context);
 }
 
 int mlx5sp_qp_module_init(void)
 {
-	qp_event_wq = alloc_ordered_workqueue("mlx5sp_qp_event", 0);
-	return qp_event_wq ? 0 : -ENOMEM;
+	ib_event_wq = alloc_ordered_workqueue("mlx5sp_qp_event", 0);
+	return ib_event_wq ? 0 : -ENOMEM;
 }
 
 void mlx5sp_qp_module_exit(void)
 {
-	destroy_workqueue(qp_event_wq);
+	destroy_workqueue(ib_event_wq);
 }
 
 /* Sizes */

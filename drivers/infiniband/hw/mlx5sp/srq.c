@@ -18,56 +18,26 @@
 
 #define SRQ_MIN_DESC	32
 
-/* Asynchronous events: run in a work item holding the SRQ (see destroy). */
-struct srq_event_work {
-	struct work_struct work;
-	struct mlx5sp_srq *srq;
-	enum ib_event_type type;
-};
-
-static void srq_event_work(struct work_struct *work)
-{
-	struct srq_event_work *w = container_of(work, struct srq_event_work,
-						work);
-	struct mlx5sp_srq *srq = w->srq;
-	struct ib_event ev = {
-		.device = srq->ibsrq.device,
-		.event = w->type,
-		.element.srq = &srq->ibsrq,
-	};
-
-	if (srq->ibsrq.event_handler)
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	if (refcount_dec_and_test(&srq->msrq.refcount))
-		complete(&srq->msrq.free);
-	kfree(w);
-}
-
 static void srq_event(struct mlx5sp_core_qp *msrq, u8 type)
 {
 	struct mlx5sp_srq *srq = container_of(msrq, struct mlx5sp_srq, msrq);
-	struct srq_event_work *w;
-	enum ib_event_type ev;
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+	};
 
 	switch (type) {
 	case MLX5_EVENT_TYPE_SRQ_RQ_LIMIT:
-		ev = IB_EVENT_SRQ_LIMIT_REACHED;
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
 		break;
 	case MLX5_EVENT_TYPE_SRQ_CATAS_ERROR:
-		ev = IB_EVENT_SRQ_ERR;
+		ev.event = IB_EVENT_SRQ_ERR;
 		break;
 	default:
 		return;
 	}
-	w = kzalloc(sizeof(*w), GFP_ATOMIC);
-	if (!w)
-		return;
-	INIT_WORK(&w->work, srq_event_work);
-	w->srq = srq;
-	w->type = ev;
-	/* The dispatcher holds a reference while we run; keep one for the work. */
-	refcount_inc(&msrq->refcount);
-	mlx5sp_queue_event_work(&w->work);
+	mlx5sp_post_ib_event(msrq, &ev, srq->ibsrq.event_handler,
+			     srq->ibsrq.srq_context);
 }
 
 static struct mlx5_wqe_srq_next_seg *get_wqe(struct mlx5sp_srq *srq, u32 n)
