@@ -20,13 +20,15 @@
  *    stops, for both. ROUNDS rounds of ITERS READs take turns between the
  *    two modes; each mode's median over all its READs is printed, and
  *    their ratio (target: pipelined <= 0.6 of sequential). This for
- *    each ACK round trip US (-a; 0, 5 and 10 unless given: the model's
- *    debugfs ack_delay_us, how long after its WQE ran an RC completion
- *    is written; 0 is a fabric without delay, 5 us a RoCE round trip
- *    through a switch or two, 10 us a longer path or a loaded switch).
- *    The response does not wait for the WRITE's ACK, the sequential READ
- *    does: that round trip and the application's turnaround are what
- *    pipelining saves.
+ *    each ACK round trip US (-a; 0, 5, 10 and 20 unless given: the
+ *    model's debugfs ack_delay_us, how long after its WQE ran an RC
+ *    completion is written; 0 is a fabric without delay, 5 us a RoCE
+ *    round trip through a switch or two, 10 and 20 us longer paths or
+ *    loaded switches). The response does not wait for the WRITE's ACK,
+ *    the sequential READ does: that round trip and the application's
+ *    turnaround are what pipelining saves. A summary per size fits the
+ *    saving to the round trips and prints the round trip from which the
+ *    ratio holds.
  * 2. Signature engine throughput: reads the model's debugfs sig_bench
  *    (/sys/kernel/debug/mlx5sp_sim/DEV/sig_bench: a T10-DIF checked and
  *    stripped transfer against crc_t10dif alone over the same buffers, in
@@ -66,8 +68,10 @@
 
 static unsigned int iters = 200, rounds = 10, nblocks;
 static unsigned int sizes[MAX_SIZES] = { 1, 8 }, nsizes = 2;
-static unsigned int delays[MAX_SIZES] = { 0, 5, 10 }, ndelays = 3;
+static unsigned int delays[MAX_SIZES] = { 0, 5, 10, 20 }, ndelays = 4;
 static unsigned int cur_delay;		/* this measurement's ACK delay */
+/* medians in us: [size][delay][sequential, pipelined] */
+static double meds[MAX_SIZES][MAX_SIZES][2];
 
 struct qpend {
 	struct ibv_cq *cq;
@@ -414,7 +418,7 @@ static double median(double *v, unsigned int n)
 	return n ? v[n / 2] : 0;
 }
 
-static void latency(unsigned int blocks)
+static void latency(unsigned int blocks, double *res)
 {
 	double *s[2], med[2], ratio;
 	unsigned int r, i, n[2] = { 0, 0 }, b;
@@ -455,8 +459,59 @@ static void latency(unsigned int blocks)
 	       med[1]);
 	printf("  pipelined/sequential %.2f (target <= 0.60) %s\n", ratio,
 	       ratio <= 0.6 ? "ok" : "MISSED");
+	res[0] = med[0];
+	res[1] = med[1];
 	free(s[0]);
 	free(s[1]);
+}
+
+/*
+ * Per READ size, over the ACK round trips measured: what pipelining saves
+ * (sequential - pipelined median) as a line a + b * round trip, least
+ * squares, and the round trip from which pipelined <= 0.6 x sequential
+ * holds: where the saving reaches 2/3 of the pipelined latency (which does
+ * not depend on the round trip: the median of its rows, so that one row
+ * the host slowed down does not move it).
+ */
+static void summary(void)
+{
+	unsigned int i, d;
+
+	if (ndelays < 2)
+		return;
+	printf("pipelined/sequential by ACK round trip; saving = sequential - pipelined\n");
+	for (i = 0; i < nsizes; i++) {
+		double sa = 0, ss = 0, saa = 0, sas = 0, sp, a, b, den;
+		double pip[MAX_SIZES];
+
+		printf("  READ %3u x 512 B:", sizes[i]);
+		for (d = 0; d < ndelays; d++) {
+			double seq = meds[i][d][0];
+
+			pip[d] = meds[i][d][1];
+			printf(" %u us %.2f,", delays[d], seq > 0 ? pip[d] / seq : 0);
+			sa += delays[d];
+			saa += (double)delays[d] * delays[d];
+			ss += seq - pip[d];
+			sas += delays[d] * (seq - pip[d]);
+		}
+		den = ndelays * saa - sa * sa;
+		if (den <= 0) {
+			printf(" (one round trip: no fit)\n");
+			continue;
+		}
+		b = (ndelays * sas - sa * ss) / den;
+		a = (ss - b * sa) / ndelays;
+		qsort(pip, ndelays, sizeof(*pip), cmp_double);
+		sp = ndelays & 1 ? pip[ndelays / 2] :
+			(pip[ndelays / 2 - 1] + pip[ndelays / 2]) / 2;
+		printf(" saving %.2f us + %.2f x round trip;", a, b);
+		if (b <= 0)
+			printf(" 0.6 not reached\n");
+		else
+			printf(" 0.6 from a round trip of %.1f us\n",
+			       a >= sp * 2 / 3 ? 0 : (sp * 2 / 3 - a) / b);
+	}
 }
 
 /* The model's ACK round trip (debugfs ack_delay_us of @dev). */
@@ -576,9 +631,10 @@ int main(int argc, char **argv)
 	for (d = 0; d < ndelays; d++) {
 		set_ack_delay(argv[optind], delays[d]);
 		for (i = 0; i < nsizes; i++)
-			latency(sizes[i]);
+			latency(sizes[i], meds[i][d]);
 	}
 	set_ack_delay(argv[optind], 0);
+	summary();
 	sig_bench(argv[optind]);
 	return 0;
 usage:
