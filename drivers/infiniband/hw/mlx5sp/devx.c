@@ -526,6 +526,31 @@ static bool devx_is_valid_obj_id(struct ib_uobject *uobj, const void *in)
 	}
 }
 
+/*
+ * A modify or query on the object of @uobj, checked (the command is of its
+ * kind and names that object) and given the context's uid.
+ */
+static struct mlx5sp_ucontext *devx_obj_cmd_prepare(struct uverbs_attr_bundle *attrs,
+						    struct ib_uobject *uobj,
+						    void *in, bool modify)
+{
+	struct mlx5sp_ucontext *c;
+
+	c = devx_uctx(attrs);
+	if (IS_ERR(c))
+		return c;
+	if (MLX5_GET(general_obj_in_cmd_hdr, in, vhca_tunnel_id))
+		return ERR_PTR(-EINVAL);
+	if (modify ? !devx_is_modify_cmd(in) : !devx_is_query_cmd(in))
+		return ERR_PTR(-EINVAL);
+	if (!devx_is_valid_obj_id(uobj, in))
+		return ERR_PTR(-EINVAL);
+	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
+	if (modify)
+		devx_set_umem_valid(in);
+	return c;
+}
+
 static int devx_obj_cmd(struct uverbs_attr_bundle *attrs, u16 handle_attr,
 			u16 in_attr, u16 out_attr, bool modify)
 {
@@ -537,21 +562,12 @@ static int devx_obj_cmd(struct uverbs_attr_bundle *attrs, u16 handle_attr,
 	int err, err2;
 	void *out;
 
-	c = devx_uctx(attrs);
+	c = devx_obj_cmd_prepare(attrs, uobj, in, modify);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (MLX5_GET(general_obj_in_cmd_hdr, in, vhca_tunnel_id))
-		return -EINVAL;
-	if (modify ? !devx_is_modify_cmd(in) : !devx_is_query_cmd(in))
-		return -EINVAL;
-	if (!devx_is_valid_obj_id(uobj, in))
-		return -EINVAL;
 	out = uverbs_zalloc(attrs, outlen);
 	if (IS_ERR(out))
 		return PTR_ERR(out);
-	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
-	if (modify)
-		devx_set_umem_valid(in);
 	err = devx_cmd(to_ibdev(c->ibuc.device), in, inlen, out, outlen);
 	if (err && err != -EREMOTEIO)
 		return err;
