@@ -77,7 +77,8 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
 MLX5_IFC = $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-common)))/include/linux/mlx5/mlx5_ifc.h
 
 $(TOP)/.build/tests/devx_events: $(TOP)/tests/userspace/devx_events.c \
-		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h
+		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
+		$(TOP)/tests/userspace/devx_qp.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
 
