@@ -10,14 +10,7 @@
 # built here into /var/tmp.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 
-prog=$MLX5SP_TOP/.build/tests/devx_async
-src=$MLX5SP_TOP/tests/userspace/devx_async.c
-if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
-	prog=/var/tmp/devx_async
-	ifc=$(ls -d /usr/src/linux-headers-6.12*-common 2>/dev/null | sort -V | tail -n1)
-	gcc -O2 -Wall -DMLX5_IFC="\"$ifc/include/linux/mlx5/mlx5_ifc.h\"" \
-		-o "$prog" "$src" -lmlx5 -libverbs -lpthread || die "cannot build $src"
-fi
+prog=$(test_prog devx_async -lpthread)
 
 load
 mark devx-async
