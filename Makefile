@@ -58,7 +58,7 @@ test: modules userspace userprogs check
 # benchmarks, and libmlx5sp with its example (mlx5sp-read-target).
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
-	$(TOP)/.build/tests/devx_events \
+	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -77,9 +77,16 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
 MLX5_IFC = $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-common)))/include/linux/mlx5/mlx5_ifc.h
 
 $(TOP)/.build/tests/devx_events: $(TOP)/tests/userspace/devx_events.c \
-		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h
+		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
+		$(TOP)/tests/userspace/devx_qp.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
+
+$(TOP)/.build/tests/devx_async: $(TOP)/tests/userspace/devx_async.c \
+		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
+		$(TOP)/tests/userspace/devx_qp.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs -lpthread
 
 $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)

@@ -9,13 +9,7 @@
 # it, it is built here into /var/tmp.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 
-prog=$MLX5SP_TOP/.build/tests/bad_input
-src=$MLX5SP_TOP/tests/userspace/bad_input.c
-if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
-	prog=/var/tmp/bad_input
-	gcc -O2 -Wall -o "$prog" "$src" -lmlx5 -libverbs ||
-		die "cannot build $src"
-fi
+prog=$(test_prog bad_input)
 
 load
 mark bad-input

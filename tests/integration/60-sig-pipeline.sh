@@ -11,12 +11,7 @@
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 
 top=$MLX5SP_TOP
-prog=$top/.build/tests/sig_pipeline
-src=$top/tests/userspace/sig_pipeline.c
-if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
-	prog=/var/tmp/sig_pipeline
-	gcc -O2 -Wall -o "$prog" "$src" -lmlx5 -libverbs || die "cannot build $src"
-fi
+prog=$(test_prog sig_pipeline)
 rt=$top/.build/userspace/mlx5sp-read-target
 if [ ! -x "$rt" ] || [ "$top/userspace/examples/read_target.c" -nt "$rt" ] ||
    [ "$top/userspace/lib/pipeline.c" -nt "$rt" ]; then

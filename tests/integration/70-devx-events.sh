@@ -8,14 +8,7 @@
 # here into /var/tmp.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 
-prog=$MLX5SP_TOP/.build/tests/devx_events
-src=$MLX5SP_TOP/tests/userspace/devx_events.c
-if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
-	prog=/var/tmp/devx_events
-	ifc=$(ls -d /usr/src/linux-headers-6.12*-common 2>/dev/null | sort -V | tail -n1)
-	gcc -O2 -Wall -DMLX5_IFC="\"$ifc/include/linux/mlx5/mlx5_ifc.h\"" \
-		-o "$prog" "$src" -lmlx5 -libverbs || die "cannot build $src"
-fi
+prog=$(test_prog devx_events)
 
 load
 mark devx-events

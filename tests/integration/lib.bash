@@ -22,6 +22,23 @@ unload() {
 	rmmod mlx5sp
 }
 
+# test_prog NAME [GCC ARGS...]: the program of tests/userspace/NAME.c, from
+# `make userprogs` (.build/tests/NAME); without it, or when it is older than
+# its source, built here into /var/tmp (GCC ARGS after the libraries).
+test_prog() {
+	local name=$1 prog=$MLX5SP_TOP/.build/tests/$1
+	local src=$MLX5SP_TOP/tests/userspace/$1.c ifc
+	shift
+	if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
+		prog=/var/tmp/$name
+		# DEVX programs take the PRM layouts from the kernel's mlx5_ifc.h
+		ifc=$(ls -d /usr/src/linux-headers-6.12*-common 2>/dev/null | sort -V | tail -n1)
+		gcc -O2 -Wall -DMLX5_IFC="\"$ifc/include/linux/mlx5/mlx5_ifc.h\"" \
+			-o "$prog" "$src" -lmlx5 -libverbs "$@" >&2 || die "cannot build $src"
+	fi
+	echo "$prog"
+}
+
 # add NAME [params...]: create a model device and bring the driver up on it.
 add() { echo "$*" > "$simfs/add"; }
 del() { echo "$1" > "$simfs/del"; }

@@ -191,6 +191,9 @@ static int dead_dev_result(u16 opcode, void *out, int outlen)
 	case MLX5_CMD_OP_DESTROY_CQ:
 	case MLX5_CMD_OP_DESTROY_QP:
 	case MLX5_CMD_OP_DESTROY_PSV:
+	case MLX5_CMD_OP_DESTROY_SRQ:
+	case MLX5_CMD_OP_DESTROY_UMEM:
+	case MLX5_CMD_OP_DESTROY_UCTX:
 	case MLX5_CMD_OP_2RST_QP:
 	case MLX5_CMD_OP_2ERR_QP:
 	case MLX5_CMD_OP_DEALLOC_PD:

@@ -15,7 +15,8 @@
  *   has no memory of its own), and the destroy command is built by the
  *   driver from the create command and its output;
  * - DEVX_OBJ_MODIFY/QUERY: commands on a DEVX object or a verbs CQ or QP,
- *   which must name exactly that object;
+ *   which must name exactly that object; DEVX_OBJ_ASYNC_QUERY, the same
+ *   query answered on an async command file (devx_async.c);
  * - DEVX_UMEM_REG/DEREG: pinned user memory described to firmware;
  * - QUERY_EQN and QUERY_UAR;
  * - event channels and subscriptions: devx_event.c.
@@ -526,6 +527,32 @@ static bool devx_is_valid_obj_id(struct ib_uobject *uobj, const void *in)
 	}
 }
 
+/*
+ * A modify or query on the object of @uobj, checked (the command is of its
+ * kind and names that object) and given the context's uid: the same for
+ * the synchronous commands and the asynchronous query.
+ */
+static struct mlx5sp_ucontext *devx_obj_cmd_prepare(struct uverbs_attr_bundle *attrs,
+						    struct ib_uobject *uobj,
+						    void *in, bool modify)
+{
+	struct mlx5sp_ucontext *c;
+
+	c = devx_uctx(attrs);
+	if (IS_ERR(c))
+		return c;
+	if (MLX5_GET(general_obj_in_cmd_hdr, in, vhca_tunnel_id))
+		return ERR_PTR(-EINVAL);
+	if (modify ? !devx_is_modify_cmd(in) : !devx_is_query_cmd(in))
+		return ERR_PTR(-EINVAL);
+	if (!devx_is_valid_obj_id(uobj, in))
+		return ERR_PTR(-EINVAL);
+	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
+	if (modify)
+		devx_set_umem_valid(in);
+	return c;
+}
+
 static int devx_obj_cmd(struct uverbs_attr_bundle *attrs, u16 handle_attr,
 			u16 in_attr, u16 out_attr, bool modify)
 {
@@ -537,21 +564,12 @@ static int devx_obj_cmd(struct uverbs_attr_bundle *attrs, u16 handle_attr,
 	int err, err2;
 	void *out;
 
-	c = devx_uctx(attrs);
+	c = devx_obj_cmd_prepare(attrs, uobj, in, modify);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (MLX5_GET(general_obj_in_cmd_hdr, in, vhca_tunnel_id))
-		return -EINVAL;
-	if (modify ? !devx_is_modify_cmd(in) : !devx_is_query_cmd(in))
-		return -EINVAL;
-	if (!devx_is_valid_obj_id(uobj, in))
-		return -EINVAL;
 	out = uverbs_zalloc(attrs, outlen);
 	if (IS_ERR(out))
 		return PTR_ERR(out);
-	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
-	if (modify)
-		devx_set_umem_valid(in);
 	err = devx_cmd(to_ibdev(c->ibuc.device), in, inlen, out, outlen);
 	if (err && err != -EREMOTEIO)
 		return err;
@@ -571,6 +589,38 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_QUERY)(struct uverbs_attr_bund
 	return devx_obj_cmd(attrs, MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE,
 			    MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN,
 			    MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT, false);
+}
+
+/* The query's answer comes on an async command file (devx_async.c). */
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_ASYNC_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	void *in = uverbs_attr_get_alloced_ptr(attrs,
+				MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_CMD_IN);
+	int inlen = uverbs_attr_get_len(attrs,
+				MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_CMD_IN);
+	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs,
+				MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_HANDLE);
+	struct ib_uobject *fd_uobj = uverbs_attr_get_uobject(attrs,
+				MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_FD);
+	struct mlx5sp_ucontext *c;
+	u16 outlen;
+	u64 wr_id;
+	int err;
+
+	c = devx_obj_cmd_prepare(attrs, uobj, in, false);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	err = uverbs_get_const(&outlen, attrs,
+			       MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_OUT_LEN);
+	if (err)
+		return err;
+	err = uverbs_copy_from(&wr_id, attrs,
+			       MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_WR_ID);
+	if (err)
+		return err;
+	if (IS_ERR(fd_uobj))
+		return PTR_ERR(fd_uobj);
+	return mlx5sp_devx_async_query(fd_uobj, in, inlen, outlen, wr_id);
 }
 
 /* Pinned user memory, described to firmware in 4 KiB pages. */
@@ -771,6 +821,21 @@ DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_DEVX_OBJ_QUERY,
 						DEVX_CMD_OUT_MIN,
 						UA_MANDATORY));
 
+DECLARE_UVERBS_NAMED_METHOD(MLX5_IB_METHOD_DEVX_OBJ_ASYNC_QUERY,
+			    UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_HANDLE,
+					    UVERBS_IDR_ANY_OBJECT,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_CMD_IN,
+					       DEVX_CMD_IN_MIN,
+					       UA_MANDATORY, UA_ALLOC_AND_COPY),
+			    UVERBS_ATTR_CONST_IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_OUT_LEN,
+						 u16, UA_MANDATORY),
+			    UVERBS_ATTR_FD(MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_FD,
+					   MLX5_IB_OBJECT_DEVX_ASYNC_CMD_FD,
+					   UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_ASYNC_WR_ID,
+					       UVERBS_ATTR_TYPE(u64), UA_MANDATORY));
+
 DECLARE_UVERBS_GLOBAL_METHODS(MLX5_IB_OBJECT_DEVX,
 			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OTHER),
 			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_QUERY_UAR),
@@ -781,7 +846,8 @@ DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_OBJ,
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_CREATE),
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_DESTROY),
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_MODIFY),
-			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_QUERY));
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_QUERY),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_ASYNC_QUERY));
 
 DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_UMEM,
 			    UVERBS_TYPE_ALLOC_IDR(devx_umem_cleanup),
@@ -801,5 +867,6 @@ const struct uapi_definition mlx5sp_devx_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(devx_is_supported)),
 	UAPI_DEF_CHAIN(mlx5sp_devx_event_defs),
+	UAPI_DEF_CHAIN(mlx5sp_devx_async_defs),
 	{}
 };

@@ -432,6 +432,11 @@ extern const struct uapi_definition mlx5sp_devx_event_defs[];
 void mlx5sp_devx_event(struct mlx5sp_ib_dev *dev, const struct mlx5_eqe *eqe);
 void mlx5sp_devx_event_obj_gone(struct mlx5sp_ib_dev *dev, const void *obj);
 
+/* devx_async.c */
+extern const struct uapi_definition mlx5sp_devx_async_defs[];
+int mlx5sp_devx_async_query(struct ib_uobject *fd_uobj, const void *in,
+			    int inlen, u16 outlen, u64 wr_id);
+
 /* doorbell.c */
 int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,
 		       struct mlx5sp_db *db);

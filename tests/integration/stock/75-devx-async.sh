@@ -1,0 +1,1 @@
+../75-devx-async.sh
