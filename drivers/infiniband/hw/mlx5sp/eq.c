@@ -395,34 +395,41 @@ void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
 	wait_for_completion(&cq->free);
 }
 
-int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+/* QPs and SRQs: the event dispatcher finds them by number in @xa. */
+static int core_qp_table_insert(struct xarray *xa, struct mlx5sp_core_qp *qp)
 {
 	refcount_set(&qp->refcount, 1);
 	init_completion(&qp->free);
-	return xa_err(xa_store_irq(&dev->qp_table, qp->qpn, qp, GFP_KERNEL));
+	return xa_err(xa_store_irq(xa, qp->qpn, qp, GFP_KERNEL));
 }
 
-void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+/* After this returns no handler runs for @qp or will. */
+static void core_qp_table_remove(struct xarray *xa, struct mlx5sp_core_qp *qp)
 {
-	xa_erase_irq(&dev->qp_table, qp->qpn);
+	xa_erase_irq(xa, qp->qpn);
 	if (refcount_dec_and_test(&qp->refcount))
 		complete(&qp->free);
 	wait_for_completion(&qp->free);
 }
 
+int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+{
+	return core_qp_table_insert(&dev->qp_table, qp);
+}
+
+void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
+{
+	core_qp_table_remove(&dev->qp_table, qp);
+}
+
 int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)
 {
-	refcount_set(&srq->refcount, 1);
-	init_completion(&srq->free);
-	return xa_err(xa_store_irq(&dev->srq_table, srq->qpn, srq, GFP_KERNEL));
+	return core_qp_table_insert(&dev->srq_table, srq);
 }
 
 void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)
 {
-	xa_erase_irq(&dev->srq_table, srq->qpn);
-	if (refcount_dec_and_test(&srq->refcount))
-		complete(&srq->free);
-	wait_for_completion(&srq->free);
+	core_qp_table_remove(&dev->srq_table, srq);
 }
 
 /* @l NULL: nobody listens any more; no callback runs after this returns. */
