@@ -122,8 +122,8 @@ static int dqp_create(struct ibv_context *ctx, struct dqp *q)
 	DEVX_SET(qpc, qpc, log_rq_stride, 2);
 	DEVX_SET(qpc, qpc, log_sq_size, 6);
 	DEVX_SET(qpc, qpc, ts_format, 1);
-	DEVX_SET(qpc, qpc, cqn_snd, DEVX_GET(create_cq_out, cout, cqn));
-	DEVX_SET(qpc, qpc, cqn_rcv, DEVX_GET(create_cq_out, cout, cqn));
+	DEVX_SET(qpc, qpc, cqn_snd, q->cqn);
+	DEVX_SET(qpc, qpc, cqn_rcv, q->cqn);
 	DEVX_SET(qpc, qpc, dbr_umem_valid, 1);
 	mlx5sp_set_dw(qpc, MLX5SP_QPC_DBR_UMEM_ID, umem(ctx, q, 3, 4096)->umem_id);
 	q->qp = mlx5dv_devx_obj_create(ctx, qin, sizeof(qin), qout, sizeof(qout));
