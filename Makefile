@@ -7,21 +7,32 @@ include $(src)/Kbuild
 else
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-STOCK_KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-		$(wildcard /usr/src/linux-headers-6.12*-amd64))
+# The headers are looked up when a recipe first needs them, i.e. after
+# `setup` has installed them: on a bare machine they are not there when
+# this file is parsed. $(shell) rather than $(wildcard), whose directory
+# cache can predate the install. KHEADERS names the candidates (the
+# first-run check points it at a stand-in tree).
+KHEADERS ?= /lib/modules/$$(uname -r)/build /usr/src/linux-headers-6.12*-amd64
+STOCK_KDIR = $(shell ls -d $(KHEADERS) 2>/dev/null | head -n1)
 KDIR ?= $(STOCK_KDIR)
+SETUP ?= $(TOP)/scripts/setup
 SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
-.PHONY: all modules userspace userprogs bench setup debug-kernel debug-modules \
+.PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
 	check test kunit vm-test stock-test demo install install-userspace clean
 
 all: modules
 
 setup:
-	@$(TOP)/scripts/setup
+	@$(SETUP)
 
-modules: setup
+# Fails with a clear message when no kernel tree is found.
+kdir-check: setup
+	@test -n "$(KDIR)" && test -d "$(KDIR)" || \
+		{ echo "mlx5sp: no kernel build tree (KDIR='$(KDIR)'): install linux-headers-6.12-amd64 (scripts/setup) or pass KDIR=" >&2; exit 1; }
+
+modules: kdir-check
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
 # libmlx5sp, its example and man page (userspace/), built in .build/userspace.
@@ -74,7 +85,7 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 # DEVX commands use the kernel's PRM layouts (tests/userspace/prm.h).
-MLX5_IFC = $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-common)))/include/linux/mlx5/mlx5_ifc.h
+MLX5_IFC = $(shell ls -d /usr/src/linux-headers-6.12*-common | sort -V | tail -n1)/include/linux/mlx5/mlx5_ifc.h
 
 $(TOP)/.build/tests/devx_events: $(TOP)/tests/userspace/devx_events.c \
 		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
@@ -110,7 +121,7 @@ install: modules
 	depmod -a $(KRELEASE)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean
 	rm -rf $(TOP)/.build
 
 endif
