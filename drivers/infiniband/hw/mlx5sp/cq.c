@@ -205,8 +205,7 @@ int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe <= 0 ||
-	    attr->cqe >= (1 << MLX5SP_CAP_GEN(dev, log_max_cq_sz)))
+	if (attr->cqe <= 0 || attr->cqe > mlx5sp_max_cqe(dev))
 		return -EINVAL;
 	err = mlx5sp_comp_eqn(dev->mdev, attr->comp_vector, &eqn);
 	if (err)
@@ -441,17 +440,14 @@ int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 {
 	struct mlx5sp_ib_dev *dev = to_ibdev(ibcq->device);
 	struct mlx5sp_cq *cq = to_cq(ibcq);
-	u32 max = 1U << MLX5SP_CAP_GEN(dev, log_max_cq_sz);
 	u32 nent;
 	int err;
 
 	if (!MLX5SP_CAP_GEN(dev, cq_resize))
 		return -EOPNOTSUPP;
-	if (entries < 1 || entries >= max)
+	if (entries < 1 || entries > mlx5sp_max_cqe(dev))
 		return -EINVAL;
 	nent = roundup_pow_of_two(entries + 1);
-	if (nent > max)
-		return -EINVAL;
 	if (!!udata != cq->user)
 		return -EINVAL;
 	mutex_lock(&cq->resize_mutex);

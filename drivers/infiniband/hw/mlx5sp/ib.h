@@ -50,6 +50,11 @@
 				 MLX5SP_SIG_XLT_BYTES + sizeof(struct mlx5_bsf))
 #define MLX5SP_PSV_WQE_SIZE	(sizeof(struct mlx5_wqe_ctrl_seg) + \
 				 sizeof(struct mlx5_seg_set_psv))
+/*
+ * The most basic blocks one kernel send WR takes, with the queue's power-of-2
+ * rounding: a REG_MR_INTEGRITY, or a WQE of max_send_sge SGEs (9 each).
+ */
+#define MLX5SP_MAX_WR_BBS	16
 #define MLX5SP_INTEGRITY_BBS	(DIV_ROUND_UP(MLX5SP_UMR_WQE_SIZE, MLX5_SEND_WQE_BB) + \
 				 DIV_ROUND_UP(MLX5SP_SIG_UMR_WQE_SIZE, MLX5_SEND_WQE_BB) + \
 				 2 * DIV_ROUND_UP(MLX5SP_PSV_WQE_SIZE, MLX5_SEND_WQE_BB))
@@ -517,6 +522,11 @@ int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 u16 mlx5sp_qp_transition_op(enum ib_qp_state cur, enum ib_qp_state next);
 int mlx5sp_atomic_mode(struct mlx5sp_ib_dev *dev);
 bool mlx5sp_atomic_hca(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_max_send_sge(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_max_recv_sge(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_max_qp_wr(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_max_cqe(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_max_srq_wr(struct mlx5sp_ib_dev *dev);
 int mlx5sp_qp_module_init(void);
 void mlx5sp_qp_module_exit(void);
 u32 mlx5sp_qpn(struct mlx5sp_qp *qp);

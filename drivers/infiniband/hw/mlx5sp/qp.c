@@ -393,16 +393,13 @@ void mlx5sp_qp_module_exit(void)
 
 static int check_caps(struct mlx5sp_ib_dev *dev, struct ib_qp_init_attr *attr)
 {
-	u32 max_wr = 1 << MLX5SP_CAP_GEN(dev, log_max_qp_sz);
+	u32 max_wr = mlx5sp_max_qp_wr(dev);
 	struct ib_qp_cap *cap = &attr->cap;
 
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr)
 		return -EINVAL;
-	if (cap->max_recv_sge > MLX5SP_CAP_GEN(dev, max_wqe_sz_rq) /
-				sizeof(struct mlx5_wqe_data_seg))
-		return -EINVAL;
-	if (cap->max_send_sge > (MLX5SP_CAP_GEN(dev, max_wqe_sz_sq) -
-				 RC_SQ_OVERHEAD) / sizeof(struct mlx5_wqe_data_seg))
+	if (cap->max_recv_sge > mlx5sp_max_recv_sge(dev) ||
+	    cap->max_send_sge > mlx5sp_max_send_sge(dev))
 		return -EINVAL;
 	if (cap->max_inline_data > MLX5SP_CAP_GEN(dev, max_wqe_sz_sq) -
 				   UD_SQ_OVERHEAD - sizeof(struct mlx5_wqe_inline_seg))
@@ -458,8 +455,9 @@ static int set_kernel_sq_size(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		bbs = max_t(size_t, bbs, MLX5SP_INTEGRITY_BBS);
 	qp->sq.wqe_shift = ilog2(MLX5_SEND_WQE_BB);
 	qp->sq.wqe_cnt = roundup_pow_of_two(attr->cap.max_send_wr * bbs);
+	/* -ENOMEM as mlx5_ib: ULPs (ib_srpt) retry with a smaller queue */
 	if (qp->sq.wqe_cnt > (1U << MLX5SP_CAP_GEN(dev, log_max_qp_sz)))
-		return -EINVAL;
+		return -ENOMEM;
 	qp->sq.max_post = qp->sq.wqe_cnt / bbs;
 	qp->sq.max_gs = (wqe_size - overhead) / sizeof(struct mlx5_wqe_data_seg);
 	qp->sq.max_inline = wqe_size - overhead - sizeof(struct mlx5_wqe_inline_seg);

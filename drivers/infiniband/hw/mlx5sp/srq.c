@@ -173,11 +173,10 @@ static int destroy_srq_cmd(struct mlx5sp_ib_dev *dev, u32 srqn)
 static int srq_size(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 		    const struct ib_srq_attr *attr)
 {
-	u32 max_wr = 1U << MLX5SP_CAP_GEN(dev, log_max_srq_sz);
 	u32 max_desc = MLX5SP_CAP_GEN(dev, max_wqe_sz_rq);
 	size_t desc;
 
-	if (attr->max_wr >= max_wr ||
+	if (attr->max_wr > mlx5sp_max_srq_wr(dev) ||
 	    attr->max_sge > max_desc / sizeof(struct mlx5_wqe_data_seg))
 		return -EINVAL;
 	desc = sizeof(struct mlx5_wqe_srq_next_seg) +

@@ -25,18 +25,49 @@
 #define MLX5SP_MIN_UDP_SPORT	0xc000
 #define MLX5SP_MAX_UDP_SPORT	0xffff
 
-static u32 max_send_sge(struct mlx5sp_ib_dev *dev)
+/*
+ * The limits ib_query_device reports are what a create within them gets,
+ * for kernel and user queues alike: the device's caps, the send descriptor
+ * clamped to 512 bytes for the SGE count (as mlx5_ib reports it), and
+ * kernel queues bounded by their one DMA block (MLX5SP_MAX_KBUF).
+ */
+u32 mlx5sp_max_send_sge(struct mlx5sp_ib_dev *dev)
 {
-	return (MLX5SP_CAP_GEN(dev, max_wqe_sz_sq) -
+	return (min_t(u32, MLX5SP_CAP_GEN(dev, max_wqe_sz_sq), 512) -
 		sizeof(struct mlx5_wqe_ctrl_seg) -
 		sizeof(struct mlx5_wqe_raddr_seg)) /
 	       sizeof(struct mlx5_wqe_data_seg);
 }
 
-static u32 max_recv_sge(struct mlx5sp_ib_dev *dev)
+u32 mlx5sp_max_recv_sge(struct mlx5sp_ib_dev *dev)
 {
 	return MLX5SP_CAP_GEN(dev, max_wqe_sz_rq) /
 	       sizeof(struct mlx5_wqe_data_seg);
+}
+
+/* Send WRs of MLX5SP_MAX_WR_BBS blocks and receive WQEs of the largest size fit. */
+u32 mlx5sp_max_qp_wr(struct mlx5sp_ib_dev *dev)
+{
+	u32 sq = (1U << MLX5SP_CAP_GEN(dev, log_max_qp_sz)) / MLX5SP_MAX_WR_BBS;
+	u32 kbuf = MLX5SP_MAX_KBUF / (MLX5SP_MAX_WR_BBS * MLX5_SEND_WQE_BB +
+				      MLX5SP_CAP_GEN(dev, max_wqe_sz_rq));
+
+	BUILD_BUG_ON(MLX5SP_INTEGRITY_BBS > MLX5SP_MAX_WR_BBS);
+	return rounddown_pow_of_two(min(sq, kbuf));
+}
+
+/* A CQ of n entries has roundup_pow_of_two(n + 1) CQEs. */
+u32 mlx5sp_max_cqe(struct mlx5sp_ib_dev *dev)
+{
+	return min_t(u32, 1U << MLX5SP_CAP_GEN(dev, log_max_cq_sz),
+		     MLX5SP_MAX_KBUF / MLX5SP_CQE_SIZE) - 1;
+}
+
+/* An SRQ of n WRs has roundup_pow_of_two(n + 1) WQEs. */
+u32 mlx5sp_max_srq_wr(struct mlx5sp_ib_dev *dev)
+{
+	return min_t(u32, 1U << MLX5SP_CAP_GEN(dev, log_max_srq_sz),
+		     MLX5SP_MAX_KBUF / MLX5SP_CAP_GEN(dev, max_wqe_sz_rq)) - 1;
 }
 
 static int query_device_udata(struct ib_udata *udata)
@@ -67,7 +98,7 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->vendor_id = MLX5SP_VENDOR_OUI;
 	props->vendor_part_id = mdev->device_id;
 	props->max_qp = 1 << MLX5SP_CAP_GEN(dev, log_max_qp);
-	props->max_qp_wr = 1 << MLX5SP_CAP_GEN(dev, log_max_qp_sz);
+	props->max_qp_wr = mlx5sp_max_qp_wr(dev);
 	props->device_cap_flags = IB_DEVICE_CHANGE_PHY_PORT |
 				  IB_DEVICE_PORT_ACTIVE_EVENT |
 				  IB_DEVICE_SYS_IMAGE_GUID |
@@ -88,11 +119,11 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_pi_fast_reg_page_list_len =
 			MLX5SP_MAX_FRWR_PAGES / 2;
 	}
-	props->max_send_sge = max_send_sge(dev);
-	props->max_recv_sge = max_recv_sge(dev);
+	props->max_send_sge = mlx5sp_max_send_sge(dev);
+	props->max_recv_sge = mlx5sp_max_recv_sge(dev);
 	props->max_sge_rd = MLX5SP_MAX_SGE_RD;
 	props->max_cq = 1 << MLX5SP_CAP_GEN(dev, log_max_cq);
-	props->max_cqe = (1 << MLX5SP_CAP_GEN(dev, log_max_cq_sz)) - 1;
+	props->max_cqe = mlx5sp_max_cqe(dev);
 	props->max_mr = 1 << MLX5SP_CAP_GEN(dev, log_max_mkey);
 	props->max_pd = 1 << MLX5SP_CAP_GEN(dev, log_max_pd);
 	props->max_mw = props->max_mr;
@@ -101,7 +132,7 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_qp_init_rd_atom = 1 << MLX5SP_CAP_GEN(dev, log_max_ra_req_qp);
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
 	props->max_srq = 1 << MLX5SP_CAP_GEN(dev, log_max_srq);
-	props->max_srq_wr = (1 << MLX5SP_CAP_GEN(dev, log_max_srq_sz)) - 1;
+	props->max_srq_wr = mlx5sp_max_srq_wr(dev);
 	props->max_srq_sge = (MLX5SP_CAP_GEN(dev, max_wqe_sz_rq) -
 			      sizeof(struct mlx5_wqe_srq_next_seg)) /
 			     sizeof(struct mlx5_wqe_data_seg);

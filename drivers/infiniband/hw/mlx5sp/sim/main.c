@@ -564,6 +564,8 @@ static void __exit mlx5sp_sim_exit(void)
 	sim_destroy_all();
 	/* a netdev that went away meanwhile */
 	destroy_workqueue(sim_release_wq);
+	/* keys DESTROY_MKEY left to RCU */
+	rcu_barrier();
 	sim_debugfs_exit();
 	ida_destroy(&sim_pdev_ida);
 }

@@ -27,6 +27,11 @@ static void sim_mkey_free(struct sim_mkey *mk)
 	kfree(mk);
 }
 
+static void sim_mkey_free_rcu(struct rcu_head *rcu)
+{
+	sim_mkey_free(container_of(rcu, struct sim_mkey, rcu));
+}
+
 /* May @pa (a page of 2^@shift bytes) be handed to the data path? */
 bool sim_mkey_page_ok(struct mlx5sp_sim *sim, u64 pa, u8 shift)
 {
@@ -232,9 +237,13 @@ int sim_cmd_destroy_mkey(struct sim_cmd *c)
 	if (!mk)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_MKEY_NOT_FOUND);
-	/* the engine may be moving data through it right now */
-	synchronize_rcu();
-	sim_mkey_free(mk);
+	/*
+	 * The engine may be moving data through it right now: freed after
+	 * its readers. Not synchronize_rcu(): a grace period per key made a
+	 * ULP's teardown of its MR pools take seconds (a card takes
+	 * microseconds a key), long enough for NVMe-oF's keep-alive to expire.
+	 */
+	call_rcu(&mk->rcu, sim_mkey_free_rcu);
 	return 0;
 }
 

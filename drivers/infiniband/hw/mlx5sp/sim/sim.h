@@ -220,6 +220,7 @@ struct sim_mkey {
 	u32 nklm;			/* KLM capacity */
 	struct sim_klm *klm;		/* KLMS: the list, by UMR */
 	struct list_head dead;		/* out of the table, to be freed */
+	struct rcu_head rcu;		/* DESTROY_MKEY frees it after readers */
 
 	spinlock_t lock;		/* serialises writers of the state below */
 	seqcount_spinlock_t seq;	/* readers of the state and translations */
