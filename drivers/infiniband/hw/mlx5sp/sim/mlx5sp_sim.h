@@ -76,6 +76,8 @@ struct mlx5sp_sim_stats {
 	u64 wqes_flushed;	/* send and receive WQEs flushed */
 	u64 ud_dropped;		/* UD datagrams nobody took */
 	u64 bytes;		/* payload moved */
+	u64 sig_transfers;	/* transfers through a signature key */
+	u64 sig_errors;		/* of those, with a signature error */
 	u64 cqe_errors[MLX5SP_SIM_NR_CQE_SYND];	/* error CQEs by syndrome */
 };
 

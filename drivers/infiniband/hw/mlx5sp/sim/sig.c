@@ -1014,16 +1014,24 @@ EXPORT_SYMBOL_IF_KUNIT(sim_sig_begin);
 
 void sim_sig_end(struct mlx5sp_sim *sim, const struct sim_sig_ctx *ctx)
 {
+	bool sig = false, err = false;
 	struct sim_psv *psv;
 	u8 dom;
 
 	for (dom = 0; dom < SIM_SIG_NR_DOM; dom++) {
 		if (!ctx->dom[dom].type)
 			continue;
+		sig = true;
+		err |= !!ctx->err[dom].syndrome;
 		psv = sim_psv_lookup(sim, ctx->dom[dom].psv);
 		if (psv)
 			sim_psv_set_ts(psv, sim_sig_psv_ts(ctx, dom));
 	}
+	/* what a storage test shows its I/O went through the engine by */
+	if (sig)
+		sim_stat_inc(sim, sig_transfers);
+	if (err)
+		sim_stat_inc(sim, sig_errors);
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_end);
 
@@ -1036,10 +1044,17 @@ bool sim_sig_inject_take(struct mlx5sp_sim *sim, u32 mkey, u16 *kind)
 	bool fire = false;
 
 	spin_lock_irqsave(&sim->fault_lock, flags);
-	if (in->nth && in->mkey == mkey && !--in->nth) {
-		*kind = in->kind;
-		in->fired++;
-		fire = true;
+	if (in->nth && (in->any || in->mkey == mkey)) {
+		if (in->nth > 1) {
+			in->nth--;
+		} else {
+			*kind = in->kind;
+			in->fired++;
+			fire = true;
+			/* the last of count transfers in a row: off */
+			if (--in->count == 0)
+				in->nth = 0;
+		}
 	}
 	spin_unlock_irqrestore(&sim->fault_lock, flags);
 	return fire;
@@ -1054,10 +1069,16 @@ static const u16 sim_sig_kinds[] = {
 	SIM_SIG_ERR_GUARD, SIM_SIG_ERR_APPTAG, SIM_SIG_ERR_REFTAG,
 };
 
-/* "mkey=0x.. nth=N kind=guard|apptag|reftag", or "off" */
+/*
+ * "mkey=0x.. nth=N kind=guard|apptag|reftag [count=C]": the n-th
+ * signature transfer through the key fails, and the C-1 after it (a
+ * persistent error outlasts a ULP's retries); "mkey=any ...": through any
+ * key (a ULP's keys come from pools); or "off".
+ */
 int sim_sig_inject_parse(struct mlx5sp_sim *sim, const char *line)
 {
-	struct sim_sig_inject in = {};
+	struct sim_sig_inject in = { .count = 1 };
+	const char *opt;
 	char kind[8];
 	unsigned long flags;
 	int i;
@@ -1068,8 +1089,15 @@ int sim_sig_inject_parse(struct mlx5sp_sim *sim, const char *line)
 		spin_unlock_irqrestore(&sim->fault_lock, flags);
 		return 0;
 	}
-	if (sscanf(line, "mkey=%x nth=%u kind=%7s", &in.mkey, &in.nth,
-		   kind) != 3 || !in.nth)
+	if (sscanf(line, "mkey=any nth=%u kind=%7s", &in.nth, kind) == 2)
+		in.any = true;
+	else if (sscanf(line, "mkey=%x nth=%u kind=%7s", &in.mkey, &in.nth,
+			kind) != 3)
+		return -EINVAL;
+	opt = strstr(line, " count=");
+	if (opt && (kstrtou32(opt + 7, 0, &in.count) || !in.count))
+		return -EINVAL;
+	if (!in.nth)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(sim_sig_kind_names); i++)
 		if (!strcmp(kind, sim_sig_kind_names[i]))
@@ -1098,8 +1126,12 @@ static int sim_sig_inject_show(struct seq_file *m, void *v)
 	for (i = 0; i < ARRAY_SIZE(sim_sig_kinds); i++)
 		if (in.kind == sim_sig_kinds[i])
 			kind = sim_sig_kind_names[i];
-	seq_printf(m, "mkey=0x%x nth=%u kind=%s fired=%llu\n", in.mkey,
-		   in.nth, in.nth ? kind : "off", in.fired);
+	if (in.any)
+		seq_puts(m, "mkey=any");
+	else
+		seq_printf(m, "mkey=0x%x", in.mkey);
+	seq_printf(m, " nth=%u kind=%s count=%u fired=%llu\n", in.nth,
+		   in.nth ? kind : "off", in.nth ? in.count : 0, in.fired);
 	return 0;
 }
 

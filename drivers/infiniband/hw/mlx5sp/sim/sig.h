@@ -246,8 +246,10 @@ void sim_sig_end(struct mlx5sp_sim *sim, const struct sim_sig_ctx *ctx);
 
 struct sim_sig_inject {
 	u32 mkey;
+	bool any;			/* any key: mkey is not looked at */
 	u32 nth;			/* transfers left until it fires; 0: off */
 	u16 kind;			/* SIM_SIG_ERR_* */
+	u32 count;			/* transfers in a row it fails, from the nth */
 	u64 fired;
 };
 

@@ -1,0 +1,119 @@
+#!/bin/bash
+# NVMe-oF over model devices: nvme-rdma <-> nvmet-rdma, without PI (a file
+# namespace) and with T10-PI (a scsi_debug disk with DIF type 1 and DIX),
+# on one device in loopback and between two devices. Checks: I/O queues as
+# many as vCPUs, data through the host namespace equal to the backing store,
+# PI format on the host, every PI I/O through the signature engine (model
+# counters), the backing disk's own PI check on read-back, a PI error
+# injected on the target's transfers reaching the host as an I/O error and
+# the queue going on, clean disconnects.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/ulp.bash"
+
+load
+modprobe sd_mod 2>/dev/null || true
+modprobe nvmet-rdma
+modprobe nvme-rdma
+modprobe scsi_debug dev_size_mb=64 dif=1 dix=1 guard=0
+for i in $(seq 50); do
+	pidisk=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
+	[ -n "$pidisk" ] && break
+	sleep 0.2
+done
+[ -n "$pidisk" ] || die "no scsi_debug disk"
+pidisk=/dev/$pidisk
+[ "$(cat /sys/block/${pidisk#/dev/}/integrity/format)" = T10-DIF-TYPE1-CRC ] ||
+	die "scsi_debug disk without T10-DIF-TYPE1-CRC"
+truncate -s 64M /tmp/nopi.img
+
+sp_link sp0 dummy0 10.77.0.1/24
+sp_link sp1 dummy1 10.77.1.1/24
+two_ports dummy0 10.77.0.1 dummy1 10.77.1.1
+nvmet_subsys nqn.2026-11.io.mlx5sp:nopi /tmp/nopi.img 0
+nvmet_subsys nqn.2026-11.io.mlx5sp:pi "$pidisk" 1
+nvmet_port 1 10.77.0.1 4420 0 nqn.2026-11.io.mlx5sp:nopi
+nvmet_port 2 10.77.0.1 4421 1 nqn.2026-11.io.mlx5sp:pi
+ncpu=$(nproc)
+# the host retries a failed command nvme_core.max_retries times, and in
+# loopback both the host's and the target's keys are on sp0: enough
+# failing transfers for every try
+retries=$((2 * ($(cat /sys/module/nvme_core/parameters/max_retries) + 1)))
+fired0=0
+
+# run TOPOLOGY HOST_ADDR HOSTDEV
+run() {
+	local topo=$1 from=$2 hdev=$3 ns ctrl q before after n fired op
+
+	# --- no PI ---
+	nvme_up nqn.2026-11.io.mlx5sp:nopi 10.77.0.1 4420 "$from"
+	ns=$(nvme_ns nqn.2026-11.io.mlx5sp:nopi)
+	ctrl=$(nvme_ctrl nqn.2026-11.io.mlx5sp:nopi)
+	q=$(($(cat /sys/class/nvme/$ctrl/queue_count) - 1))
+	[ "$q" = "$ncpu" ] || die "$topo: $q I/O queues, $ncpu vCPUs"
+	ok "$topo: no PI: connected, admin + $q I/O queues"
+	rdma resource show qp link "$hdev/1" | grep -q "type RC" ||
+		die "$topo: the host's queues are not on $hdev"
+	[ "$(cat /sys/block/${ns#/dev/}/integrity/format 2>/dev/null || echo none)" = none ] ||
+		die "$topo: the no-PI namespace has an integrity format"
+	before=$(simstat sp0 sig_transfers)
+	verify_io "$ns" /tmp/nopi.img
+	after=$(simstat sp0 sig_transfers)
+	[ "$after" = "$before" ] || die "$topo: no-PI I/O went through signature keys"
+	ok "$topo: no PI: data at 6 sizes up to 1 MiB equal to the backing file"
+	nvme disconnect -n nqn.2026-11.io.mlx5sp:nopi >/dev/null || die "$topo: disconnect"
+	! nvme_ctrl nqn.2026-11.io.mlx5sp:nopi >/dev/null || die "$topo: controller left"
+	ok "$topo: no PI: disconnected"
+
+	# --- T10-PI ---
+	nvme_up nqn.2026-11.io.mlx5sp:pi 10.77.0.1 4421 "$from"
+	ns=$(nvme_ns nqn.2026-11.io.mlx5sp:pi)
+	[ "$(cat /sys/block/${ns#/dev/}/integrity/format)" = T10-DIF-TYPE1-CRC ] ||
+		die "$topo: host namespace integrity $(cat /sys/block/${ns#/dev/}/integrity/format)"
+	ok "$topo: PI: host namespace $ns reports T10-DIF-TYPE1-CRC"
+	before=$(simstat sp0 sig_transfers)
+	n=$(ios "$ns")
+	verify_io "$ns" "$pidisk" 1
+	n=$(($(ios "$ns") - n))
+	after=$(simstat sp0 sig_transfers)
+	[ $((after - before)) -ge "$n" ] ||
+		die "$topo: $n PI I/Os, $((after - before)) signature transfers on the target device"
+	ok "$topo: PI: data equal to the disk, its DIX check passed; $n I/Os, $((after - before)) signature transfers"
+
+	# a persistent guard error on the target's transfers (it outlasts the
+	# host's retries): a read and a write
+	before=$(simstat sp0 sig_errors)
+	for op in read write; do
+		echo "mkey=any nth=1 kind=guard count=$retries" >"$simfs/sp0/sig_inject"
+		rm -f /tmp/r
+		if [ $op = read ]; then
+			dd if="$ns" of=/tmp/r bs=4096 count=1 iflag=direct status=none 2>/dev/null &&
+				die "$topo: read with a PI error succeeded"
+			[ ! -s /tmp/r ] || die "$topo: a read with a PI error returned data"
+		else
+			dd if=/tmp/w of="$ns" bs=4096 count=1 oflag=direct status=none 2>/dev/null &&
+				die "$topo: write with a PI error succeeded"
+		fi
+		fired=$(sed -n 's/.*fired=\([0-9]*\).*/\1/p' "$simfs/sp0/sig_inject")
+		echo off >"$simfs/sp0/sig_inject"
+		[ "$fired" -gt "$fired0" ] || die "$topo: injection did not fire"
+		ok "$topo: PI: a guard error on a $op reached the host as an I/O error ($((fired - fired0)) transfers failed)"
+		fired0=$fired
+	done
+	after=$(simstat sp0 sig_errors)
+	[ $((after - before)) -ge 2 ] || die "$topo: $((after - before)) signature errors counted"
+	verify_io "$ns" "$pidisk" 1
+	ok "$topo: PI: I/O after the errors succeeds, data equal"
+	nvme disconnect -n nqn.2026-11.io.mlx5sp:pi >/dev/null || die "$topo: disconnect"
+	ok "$topo: PI: disconnected"
+}
+
+# NVMEOF_TOPOLOGIES: a subset, for a hunt
+case " ${NVMEOF_TOPOLOGIES:-loopback two-devices} " in *" loopback "*) run loopback "" sp0 ;; esac
+case " ${NVMEOF_TOPOLOGIES:-loopback two-devices} " in *" two-devices "*) run two-devices 10.77.1.1 sp1 ;; esac
+
+nvmet_clear
+rdma link delete sp1
+rdma link delete sp0
+modprobe -r nvme-rdma nvmet-rdma scsi_debug 2>/dev/null || true
+unload
+echo "$checks checks passed"

@@ -1,0 +1,3 @@
+#!/bin/bash
+# NVMe-oF with and without T10-PI on the stock kernel: see ../80-nvmeof.sh.
+exec bash "$(dirname "$0")/../80-nvmeof.sh"

@@ -1,0 +1,141 @@
+# Helpers for the kernel ULP tests (sourced after lib.bash): model devices
+# on dummy netdevs with IPv4 addresses, NVMe-oF targets in nvmet's configfs,
+# and data checks through block devices.
+
+nvmet=/sys/kernel/config/nvmet
+checks=0
+
+ok() { checks=$((checks + 1)); echo "ok   $*"; }
+
+# sp_link NAME NETDEV ADDR/LEN: a model device on a new dummy netdev.
+sp_link() {
+	ip link add "$2" type dummy
+	ip link set "$2" up
+	ip addr add "$3" dev "$2"
+	rdma link add "$1" type mlx5sp netdev "$2" || die "rdma link add $1"
+}
+
+# two_ports NETDEV0 ADDR0 NETDEV1 ADDR1: two RDMA ports of one host that
+# reach each other as two hosts would. rdma_cm refuses a request whose
+# reply would leave by another netdev than it came in on (the peer's
+# address is local, on the other port), as with two ConnectX ports of one
+# host: each port gets a route to the other's address through itself
+# (policy rules by output interface, ahead of the local table) and a
+# static neighbour (a dummy netdev answers no ARP).
+two_ports() {
+	ip rule add pref 1000 lookup local
+	ip rule del pref 0
+	ip route add "$4" dev "$1" table 100
+	ip rule add pref 100 oif "$1" lookup 100
+	ip route add "$2" dev "$3" table 101
+	ip rule add pref 101 oif "$3" lookup 101
+	ip neigh add "$4" lladdr "$(cat "/sys/class/net/$3/address")" dev "$1"
+	ip neigh add "$2" lladdr "$(cat "/sys/class/net/$1/address")" dev "$3"
+}
+
+# simstat DEV KEY: a counter of the model device DEV.
+simstat() { stat "$1" "$2"; }
+
+# nvmet_subsys NQN PATH PI: a subsystem with namespace 1 on PATH (a block
+# device or a file); PI 1 lets it carry protection information.
+nvmet_subsys() {
+	local s=$nvmet/subsystems/$1
+	mkdir "$s"
+	echo 1 >"$s/attr_allow_any_host"
+	echo "$3" >"$s/attr_pi_enable"
+	mkdir "$s/namespaces/1"
+	echo "$2" >"$s/namespaces/1/device_path"
+	# a file (on tmpfs) through the page cache
+	[ -f "$2" ] && echo 1 >"$s/namespaces/1/buffered_io"
+	echo 1 >"$s/namespaces/1/enable" || die "nvmet: namespace of $1 on $2"
+}
+
+# nvmet_port ID ADDR SVCID PI NQN...: an RDMA port exporting the subsystems.
+nvmet_port() {
+	local p=$nvmet/ports/$1 n
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$2" >"$p/addr_traddr"
+	echo "$3" >"$p/addr_trsvcid"
+	echo "$4" >"$p/param_pi_enable"
+	shift 4
+	for n in "$@"; do
+		ln -s "$nvmet/subsystems/$n" "$p/subsystems/$n" || die "nvmet: port $p: $n"
+	done
+}
+
+nvmet_clear() {
+	local p s
+	for p in "$nvmet"/ports/*; do
+		[ -d "$p" ] || continue
+		rm -f "$p"/subsystems/*
+		rmdir "$p"
+	done
+	for s in "$nvmet"/subsystems/*; do
+		[ -d "$s" ] || continue
+		[ -d "$s/namespaces/1" ] && { echo 0 >"$s/namespaces/1/enable"; rmdir "$s/namespaces/1"; }
+		rmdir "$s"
+	done
+}
+
+# nvme_ns NQN: the host's block device of namespace 1 of subsystem NQN.
+nvme_ns() {
+	local s b
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for b in "$s"/nvme*n1; do
+			[ -e "$b" ] && { echo "/dev/$(basename "$b")"; return 0; }
+		done
+	done
+	return 1
+}
+
+# nvme_ctrl NQN: the host's controller (nvmeN) of subsystem NQN.
+nvme_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] && { basename "$c"; return 0; }
+	done
+	return 1
+}
+
+# nvme_up NQN ADDR SVCID [HOST_ADDR]: connect and wait for the namespace.
+nvme_up() {
+	local i extra=()
+	[ -n "${4:-}" ] && extra=(--host-traddr "$4")
+	nvme connect -t rdma -a "$2" -s "$3" -n "$1" "${extra[@]}" >/dev/null ||
+		die "nvme connect $1 at $2:$3 ${4:+from $4}"
+	for i in $(seq 50); do
+		nvme_ns "$1" >/dev/null && [ -b "$(nvme_ns "$1")" ] && return 0
+		sleep 0.2
+	done
+	die "no namespace for $1"
+}
+
+# ios DEV: reads + writes completed on block device DEV.
+ios() { awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat"; }
+
+# verify_io DEV BACKING [BACKING_DIRECT]: data written through DEV at random
+# offsets in several sizes up to 1 MiB (O_DIRECT) reads back through DEV
+# and is what BACKING (the target's file or disk) holds. BACKING_DIRECT 1:
+# read the backing disk with O_DIRECT (its own integrity check runs).
+verify_io() {
+	local dev=$1 backing=$2 bflag= size blocks off span
+	[ "${3:-0}" = 1 ] && bflag=iflag=direct
+	span=$(($(blockdev --getsize64 "$dev") / 4096))
+	for size in 4096 8192 65536 131072 524288 1048576; do
+		blocks=$((size / 4096))
+		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) ))
+		head -c "$size" /dev/urandom >/tmp/w
+		dd if=/tmp/w of="$dev" bs=4096 seek="$off" oflag=direct status=none ||
+			die "write of $size B at block $off to $dev"
+		dd if="$dev" of=/tmp/r bs=4096 skip="$off" count="$blocks" iflag=direct status=none ||
+			die "read of $size B at block $off from $dev"
+		cmp -s /tmp/w /tmp/r || die "$dev: $size B at block $off read back differ"
+		# shellcheck disable=SC2086 # empty or one flag
+		dd if="$backing" of=/tmp/b bs=4096 skip="$off" count="$blocks" $bflag status=none ||
+			die "read of $size B at block $off from the backing $backing"
+		cmp -s /tmp/w /tmp/b || die "$backing: $size B at block $off differ from what $dev wrote"
+	done
+}
