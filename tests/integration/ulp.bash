@@ -33,6 +33,12 @@ two_ports() {
 	ip neigh add "$2" lladdr "$(cat "/sys/class/net/$1/address")" dev "$3"
 }
 
+# need_mod MODULE: loaded, or built into this kernel (the debug kernel has
+# no /lib/modules tree for modprobe to read).
+need_mod() {
+	modprobe "$1" 2>/dev/null || [ -d "/sys/module/${1//-/_}" ] || die "no module $1"
+}
+
 # simstat DEV KEY: a counter of the model device DEV.
 simstat() { stat "$1" "$2"; }
 
@@ -82,7 +88,9 @@ nvmet_clear() {
 # nvme_ns NQN: the host's block device of namespace 1 of subsystem NQN.
 nvme_ns() {
 	local s b
-	for s in /sys/class/nvme-subsystem/*; do
+	# with multipath (Debian's kernel) under the subsystem, else under
+	# the controller (the debug kernel)
+	for s in /sys/class/nvme-subsystem/* /sys/class/nvme/*; do
 		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
 		for b in "$s"/nvme*n1; do
 			[ -e "$b" ] && { echo "/dev/$(basename "$b")"; return 0; }
@@ -106,7 +114,7 @@ nvme_up() {
 	[ -n "${4:-}" ] && extra=(--host-traddr "$4")
 	nvme connect -t rdma -a "$2" -s "$3" -n "$1" "${extra[@]}" >/dev/null ||
 		die "nvme connect $1 at $2:$3 ${4:+from $4}"
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		nvme_ns "$1" >/dev/null && [ -b "$(nvme_ns "$1")" ] && return 0
 		sleep 0.2
 	done
