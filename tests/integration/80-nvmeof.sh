@@ -67,9 +67,9 @@ run() {
 		die "$topo: the host's queues are not on $hdev"
 	[ "$(cat /sys/block/${ns#/dev/}/integrity/format 2>/dev/null || echo none)" = none ] ||
 		die "$topo: the no-PI namespace has an integrity format"
-	before=$(simstat sp0 sig_transfers)
+	before=$(stat sp0 sig_transfers)
 	verify_io "$ns" /tmp/nopi.img
-	after=$(simstat sp0 sig_transfers)
+	after=$(stat sp0 sig_transfers)
 	[ "$after" = "$before" ] || die "$topo: no-PI I/O went through signature keys"
 	ok "$topo: no PI: data at 6 sizes up to 1 MiB equal to the backing file"
 	nvme disconnect -n nqn.2026-11.io.mlx5sp:nopi >/dev/null || die "$topo: disconnect"
@@ -83,18 +83,18 @@ run() {
 	[ "$(cat /sys/block/${ns#/dev/}/integrity/format)" = T10-DIF-TYPE1-CRC ] ||
 		die "$topo: host namespace integrity $(cat /sys/block/${ns#/dev/}/integrity/format)"
 	ok "$topo: PI: host namespace $ns reports T10-DIF-TYPE1-CRC"
-	before=$(simstat sp0 sig_transfers)
+	before=$(stat sp0 sig_transfers)
 	n=$(ios "$ns")
 	verify_io "$ns" "$pidisk" 1
 	n=$(($(ios "$ns") - n))
-	after=$(simstat sp0 sig_transfers)
+	after=$(stat sp0 sig_transfers)
 	[ $((after - before)) -ge "$n" ] ||
 		die "$topo: $n PI I/Os, $((after - before)) signature transfers on the target device"
 	ok "$topo: PI: data equal to the disk, its DIX check passed; $n I/Os, $((after - before)) signature transfers"
 
 	# a persistent guard error on the target's transfers (it outlasts the
 	# host's retries): a read and a write
-	before=$(simstat sp0 sig_errors)
+	before=$(stat sp0 sig_errors)
 	for op in read write; do
 		echo "mkey=any nth=1 kind=guard count=$retries" >"$simfs/sp0/sig_inject"
 		rm -f /tmp/r
@@ -112,7 +112,7 @@ run() {
 		ok "$topo: PI: a guard error on a $op reached the host as an I/O error ($((fired - fired0)) transfers failed)"
 		fired0=$fired
 	done
-	after=$(simstat sp0 sig_errors)
+	after=$(stat sp0 sig_errors)
 	[ $((after - before)) -ge 2 ] || die "$topo: $((after - before)) signature errors counted"
 	verify_io "$ns" "$pidisk" 1
 	ok "$topo: PI: I/O after the errors succeeds, data equal"

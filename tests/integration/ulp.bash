@@ -39,9 +39,6 @@ need_mod() {
 	modprobe "$1" 2>/dev/null || [ -d "/sys/module/${1//-/_}" ] || die "no module $1"
 }
 
-# simstat DEV KEY: a counter of the model device DEV.
-simstat() { stat "$1" "$2"; }
-
 # nvmet_subsys NQN PATH PI: a subsystem with namespace 1 on PATH (a block
 # device or a file); PI 1 lets it carry protection information.
 nvmet_subsys() {
