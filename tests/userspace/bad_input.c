@@ -612,6 +612,108 @@ static void test_sizes(void)
 		ibv_destroy_cq(cq2);
 }
 
+/* A user RC QP of @cap on @cq: created (then destroyed) or not. */
+static int try_qp(struct ibv_cq *cq, const struct ibv_qp_cap *cap,
+		  struct ibv_qp_cap *got)
+{
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp *qp;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap = *cap;
+	errno = 0;
+	qp = ibv_create_qp(t.pd, &qa);
+	if (!qp)
+		return errno ? errno : EIO;
+	if (got)
+		*got = qa.cap;
+	ibv_destroy_qp(qp);
+	return 0;
+}
+
+/*
+ * Every user object at each limit ibv_query_device reports is created;
+ * one past it is refused (test_sizes covers the QP's lists past them).
+ */
+static void test_limits(void)
+{
+	struct ibv_srq_init_attr sa;
+	struct ibv_qp_cap cap, got;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	int err, i;
+
+	errno = 0;
+	cq = ibv_create_cq(t.ctx, t.attr.max_cqe, NULL, NULL, 0);
+	check(!!cq && cq->cqe >= t.attr.max_cqe,
+	      "ibv_create_cq of max_cqe (%d) entries: %s", t.attr.max_cqe,
+	      cq ? "created" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
+	errno = 0;
+	cq = ibv_create_cq(t.ctx, t.attr.max_cqe + 1, NULL, NULL, 0);
+	expect_errno(!!cq, errno, EINVAL, "ibv_create_cq of max_cqe + 1 entries");
+	if (cq)
+		ibv_destroy_cq(cq);
+
+	cq = ibv_create_cq(t.ctx, 16, NULL, NULL, 0);
+	if (!cq)
+		fatal("ibv_create_cq");
+	memset(&cap, 0, sizeof(cap));
+	cap.max_send_wr = t.attr.max_qp_wr;
+	cap.max_recv_wr = t.attr.max_qp_wr;
+	cap.max_send_sge = t.attr.max_sge;
+	cap.max_recv_sge = t.attr.max_sge;
+	err = try_qp(cq, &cap, &got);
+	check(!err && got.max_send_wr >= cap.max_send_wr &&
+	      got.max_recv_wr >= cap.max_recv_wr &&
+	      got.max_send_sge >= cap.max_send_sge &&
+	      got.max_recv_sge >= cap.max_recv_sge,
+	      "ibv_create_qp of max_qp_wr (%d) WRs and max_sge (%d) SGEs each way: %s",
+	      t.attr.max_qp_wr, t.attr.max_sge, err ? strerror(err) : "created");
+	/* one past max_qp_wr each way (test_sizes: the SGE lists past theirs) */
+	for (i = 0; i < 2; i++) {
+		memset(&cap, 0, sizeof(cap));
+		cap.max_send_wr = i ? 1 : t.attr.max_qp_wr + 1;
+		cap.max_recv_wr = i ? t.attr.max_qp_wr + 1 : 1;
+		cap.max_send_sge = 1;
+		cap.max_recv_sge = 1;
+		err = try_qp(cq, &cap, NULL);
+		expect_errno(!err, err, EINVAL, "ibv_create_qp of max_qp_wr + 1 %s WRs",
+			     i ? "receive" : "send");
+	}
+	ibv_destroy_cq(cq);
+
+	for (i = 0; i < 3; i++) {
+		static const char *const what[] = {
+			"max_srq_wr and max_srq_sge", "max_srq_wr + 1 WRs",
+			"max_srq_sge + 1 SGEs",
+		};
+
+		memset(&sa, 0, sizeof(sa));
+		sa.attr.max_wr = i == 1 ? t.attr.max_srq_wr + 1 : t.attr.max_srq_wr;
+		sa.attr.max_sge = i == 2 ? t.attr.max_srq_sge + 1 : t.attr.max_srq_sge;
+		if (i)
+			sa.attr.max_wr = i == 1 ? sa.attr.max_wr : 16;
+		errno = 0;
+		srq = ibv_create_srq(t.pd, &sa);
+		if (!i)
+			check(!!srq && sa.attr.max_wr >= (uint32_t)t.attr.max_srq_wr &&
+			      sa.attr.max_sge >= (uint32_t)t.attr.max_srq_sge,
+			      "ibv_create_srq of %s (%d, %d): %s", what[i],
+			      t.attr.max_srq_wr, t.attr.max_srq_sge,
+			      srq ? "created" : strerror(errno));
+		else
+			expect_errno(!!srq, errno, EINVAL, "ibv_create_srq of %s",
+				     what[i]);
+		if (srq)
+			ibv_destroy_srq(srq);
+	}
+}
+
 static void test_modify(void)
 {
 	struct ibv_qp_attr a;
@@ -790,6 +892,7 @@ int main(int argc, char **argv)
 	test_fresh_pair("after the bad WQEs");
 	test_reg_mr();
 	test_sizes();
+	test_limits();
 	test_modify();
 	test_raw();
 	test_fresh_pair("after the bad verbs");

@@ -32,6 +32,8 @@
 #define MLX5SP_MAX_KBUF		SZ_4M
 /* Pages one fast registration maps (max_fast_reg_page_list_len). */
 #define MLX5SP_MAX_FRWR_PAGES	4096
+/* data and metadata lists of an integrity MR share one page key */
+#define MLX5SP_MAX_PI_PAGES	(MLX5SP_MAX_FRWR_PAGES / 2)
 /* A UMR WQE of the kernel: ctrl, UMR ctrl, mkey context, a pointer. */
 #define MLX5SP_UMR_WQE_SIZE	(sizeof(struct mlx5_wqe_ctrl_seg) + \
 				 sizeof(struct mlx5_wqe_umr_ctrl_seg) + \

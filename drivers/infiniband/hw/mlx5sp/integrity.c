@@ -78,9 +78,13 @@ struct ib_mr *mlx5sp_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_sg,
 
 	if (!MLX5SP_CAP_GEN(dev, sho))
 		return ERR_PTR(-EOPNOTSUPP);
+	/*
+	 * Each list up to max_pi_fast_reg_page_list_len (what the device
+	 * reports; ib_core does not check it): both share one page key.
+	 */
 	if (!max_num_sg || !max_num_meta_sg ||
-	    max_num_sg > MLX5SP_MAX_FRWR_PAGES ||
-	    max_num_meta_sg > MLX5SP_MAX_FRWR_PAGES - max_num_sg)
+	    max_num_sg > MLX5SP_MAX_PI_PAGES ||
+	    max_num_meta_sg > MLX5SP_MAX_PI_PAGES)
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

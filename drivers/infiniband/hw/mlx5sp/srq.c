@@ -169,14 +169,20 @@ static int destroy_srq_cmd(struct mlx5sp_ib_dev *dev, u32 srqn)
 	return mlx5sp_cmd_exec_in(dev->mdev, destroy_srq, in);
 }
 
-/* The WQE size and count for @attr, as mlx5_ib computes them. */
+/*
+ * The WQE size and count for @attr, as mlx5_ib computes them. A kernel
+ * SRQ is one DMA block (max_srq_wr); a user one is bounded by the device
+ * only (libmlx5 asks for twice what it was given, for its wait queue).
+ */
 static int srq_size(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
-		    const struct ib_srq_attr *attr)
+		    const struct ib_srq_attr *attr, bool user)
 {
 	u32 max_desc = MLX5SP_CAP_GEN(dev, max_wqe_sz_rq);
+	u32 max_wr = user ? (1U << MLX5SP_CAP_GEN(dev, log_max_srq_sz)) - 1 :
+			    mlx5sp_max_srq_wr(dev);
 	size_t desc;
 
-	if (attr->max_wr > mlx5sp_max_srq_wr(dev) ||
+	if (attr->max_wr > max_wr ||
 	    attr->max_sge > max_desc / sizeof(struct mlx5_wqe_data_seg))
 		return -EINVAL;
 	desc = sizeof(struct mlx5_wqe_srq_next_seg) +
@@ -201,7 +207,7 @@ int mlx5sp_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 
 	if (init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	err = srq_size(dev, srq, &init_attr->attr);
+	err = srq_size(dev, srq, &init_attr->attr, !!udata);
 	if (err)
 		return err;
 	spin_lock_init(&srq->lock);

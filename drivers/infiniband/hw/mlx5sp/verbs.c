@@ -116,8 +116,7 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 				      IB_PROT_T10DIF_TYPE_3;
 		props->sig_guard_cap = IB_GUARD_T10DIF_CRC |
 				       IB_GUARD_T10DIF_CSUM;
-		props->max_pi_fast_reg_page_list_len =
-			MLX5SP_MAX_FRWR_PAGES / 2;
+		props->max_pi_fast_reg_page_list_len = MLX5SP_MAX_PI_PAGES;
 	}
 	props->max_send_sge = mlx5sp_max_send_sge(dev);
 	props->max_recv_sge = mlx5sp_max_recv_sge(dev);

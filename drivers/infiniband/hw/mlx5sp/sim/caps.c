@@ -82,7 +82,11 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 {
 	u32 missing = sim->params.missing_caps;
 
-	MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 15);
+	/*
+	 * 8K SRQ entries (a ConnectX has 32K): the driver's kernel SRQs are
+	 * one 4 MiB block, and max_srq_wr must hold for user SRQs too.
+	 */
+	MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 13);
 	MLX5_SET(cmd_hca_cap, c, log_max_qp_sz, 15);
 	MLX5_SET(cmd_hca_cap, c, log_max_qp, 18);
 	MLX5_SET(cmd_hca_cap, c, log_max_srq, 23);
