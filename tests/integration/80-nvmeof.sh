@@ -6,7 +6,8 @@
 # PI format on the host, every PI I/O through the signature engine (model
 # counters), the backing disk's own PI check on read-back, a PI error
 # injected on the target's transfers reaching the host as an I/O error and
-# the queue going on, clean disconnects.
+# the queue going on, clean disconnects; then each device deleted with I/O
+# in flight (removal below).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/ulp.bash"
 
@@ -78,6 +79,7 @@ run() {
 	fi
 
 	# --- T10-PI ---
+	[[ " $cases " == *" pi "* ]] || return 0
 	nvme_up nqn.2026-11.io.mlx5sp:pi 10.77.0.1 4421 "$from"
 	ns=$(nvme_ns nqn.2026-11.io.mlx5sp:pi)
 	[ "$(cat /sys/block/${ns#/dev/}/integrity/format)" = T10-DIF-TYPE1-CRC ] ||
@@ -120,17 +122,94 @@ run() {
 	ok "$topo: PI: disconnected"
 }
 
+# fio_load DEV SECS [ARGS...]: 4 KiB random writes at depth 16 on DEV in
+# the background for at most SECS (fio's pid in $fio_pid, its log in
+# /tmp/fio.log); returns once I/O is moving.
+fio_load() {
+	local dev=$1 secs=$2 n
+	shift 2
+	n=$(ios "$dev")
+	fio --name=load --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=16 --runtime="$secs" "$@" \
+		>/tmp/fio.log 2>&1 &
+	fio_pid=$!
+	wait_for 30 bash -c "[ \$(awk '{ print \$1 + \$5 }' /sys/block/${dev#/dev/}/stat) -gt $((n + 64)) ]" ||
+		die "fio: no I/O on $dev"
+}
+
+# Device removal under load, as on mlx5_ib: the target's device goes away
+# (nvmet closes its queues and drops the port's listener; the host
+# reconnects once the device is back and the port re-enabled: I/O waits
+# and completes, verified); the host's
+# device goes away (nvme-rdma deletes its controllers: I/O fails, no
+# hang); one device in loopback goes away. rdma link delete returns within
+# 60 s each time.
+removal() {
+	local nqn=nqn.2026-11.io.mlx5sp:nopi ns t rc
+
+	# the target's device, the host on sp1: I/O waits, then completes
+	NVME_CONNECT_OPTS="--reconnect-delay=1 --ctrl-loss-tmo=120" \
+		nvme_up "$nqn" 10.77.0.1 4420 10.77.1.1
+	ns=$(nvme_ns "$nqn")
+	fio_load "$ns" 300 --size="$fio_size" --verify=crc32c --do_verify=1
+	t=$(link_delete sp0)
+	wait_for 30 ctrl_state "$nqn" connecting ||
+		die "removal: the host did not start reconnecting"
+	ok "removal: the target's device deleted under load in ${t}s; the host reconnects"
+	sp_relink sp0 spd0
+	nvmet_port_relisten 1
+	nvmet_port_relisten 2
+	wait_for 60 ctrl_state "$nqn" live || die "removal: no reconnect within 60 s"
+	rc=0
+	wait "$fio_pid" || rc=$?
+	[ "$rc" = 0 ] || { cat /tmp/fio.log; die "removal: fio across the reconnect: status $rc"; }
+	ok "removal: device re-added, the host reconnected, the writes in flight completed and verify"
+
+	# the host's device: the controller is deleted, I/O fails
+	fio_load "$ns" 120 --time_based
+	t=$(link_delete sp1)
+	wait_for 60 bash -c "! kill -0 $fio_pid 2>/dev/null" || die "removal: fio still running 60 s after"
+	rc=0
+	wait "$fio_pid" || rc=$?
+	[ "$rc" != 0 ] || die "removal: I/O on a deleted host device succeeded"
+	wait_for 60 bash -c "! grep -qs $nqn /sys/class/nvme/*/subsysnqn" ||
+		die "removal: the host's controller outlived its device"
+	ok "removal: the host's device deleted under load in ${t}s; controller deleted, I/O failed (fio status $rc)"
+	sp_relink sp1 spd1
+
+	# one device in loopback
+	nvme_up "$nqn" 10.77.0.1 4420
+	ns=$(nvme_ns "$nqn")
+	fio_load "$ns" 120 --time_based
+	t=$(link_delete sp0)
+	wait_for 60 bash -c "! kill -0 $fio_pid 2>/dev/null" || die "removal: fio still running 60 s after"
+	wait "$fio_pid" || true
+	wait_for 60 bash -c "! grep -qs $nqn /sys/class/nvme/*/subsysnqn" ||
+		die "removal: the loopback controller outlived its device"
+	ok "removal: the loopback device deleted under load in ${t}s"
+	sp_relink sp0 spd0
+	nvmet_port_relisten 1
+	nvmet_port_relisten 2
+	nvme_up "$nqn" 10.77.0.1 4420
+	verify_io "$(nvme_ns "$nqn")" /tmp/nopi.img
+	nvme disconnect -n "$nqn" >/dev/null || die "removal: disconnect"
+	ok "removal: device re-added, a new connection verifies"
+}
+
 # NVMEOF_TOPOLOGIES, NVMEOF_CASES: subsets. The debug kernel (KASAN,
 # lockdep, kmemleak under TCG: about 8 minutes a topology) runs the PI case
 # in loopback, the path with the most driver and model code; the stock
 # kernel runs everything.
 if [ "${MLX5SP_KERNEL:-stock}" = debug ]; then
-	topos=${NVMEOF_TOPOLOGIES:-loopback} cases=${NVMEOF_CASES:-pi}
+	topos=${NVMEOF_TOPOLOGIES:-loopback} cases=${NVMEOF_CASES:-pi removal}
+	fio_size=4M
 else
-	topos=${NVMEOF_TOPOLOGIES:-loopback two-devices} cases=${NVMEOF_CASES:-nopi pi}
+	topos=${NVMEOF_TOPOLOGIES:-loopback two-devices} cases=${NVMEOF_CASES:-nopi pi removal}
+	fio_size=16M
 fi
 case " $topos " in *" loopback "*) run loopback "" sp0 ;; esac
 case " $topos " in *" two-devices "*) run two-devices 10.77.1.1 sp1 ;; esac
+case " $cases " in *" removal "*) removal ;; esac
 
 nvmet_clear
 rdma link delete sp1

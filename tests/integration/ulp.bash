@@ -15,6 +15,11 @@ sp_link() {
 	rdma link add "$1" type mlx5sp netdev "$2" || die "rdma link add $1"
 }
 
+# sp_relink NAME NETDEV: the model device again on an existing netdev.
+sp_relink() {
+	rdma link add "$1" type mlx5sp netdev "$2" || die "rdma link add $1 (again)"
+}
+
 # two_ports NETDEV0 ADDR0 NETDEV1 ADDR1: two RDMA ports of one host that
 # reach each other as two hosts would. rdma_cm refuses a request whose
 # reply would leave by another netdev than it came in on (the peer's
@@ -68,6 +73,19 @@ nvmet_port() {
 	done
 }
 
+# nvmet_port_relisten ID: listen again after the port's device went away
+# (nvmet_rdma drops a listener on DEVICE_REMOVAL and, unlike on an address
+# change, does not retry it: an administrator re-enables the port, on
+# mlx5_ib as here). Unlinking the last subsystem disables the port.
+nvmet_port_relisten() {
+	local p=$nvmet/ports/$1 l n
+	for l in "$p"/subsystems/*; do
+		n=$(basename "$l")
+		rm "$l"
+		ln -s "$nvmet/subsystems/$n" "$p/subsystems/$n" || die "nvmet: port $1 again: $n"
+	done
+}
+
 nvmet_clear() {
 	local p s
 	for p in "$nvmet"/ports/*; do
@@ -105,11 +123,13 @@ nvme_ctrl() {
 	return 1
 }
 
-# nvme_up NQN ADDR SVCID [HOST_ADDR]: connect and wait for the namespace.
+# nvme_up NQN ADDR SVCID [HOST_ADDR]: connect and wait for the namespace
+# (NVME_CONNECT_OPTS: more options of nvme connect).
 nvme_up() {
 	local i extra=()
 	[ -n "${4:-}" ] && extra=(--host-traddr "$4")
-	nvme connect -t rdma -a "$2" -s "$3" -n "$1" "${extra[@]}" >/dev/null ||
+	# shellcheck disable=SC2086 # NVME_CONNECT_OPTS: words
+	nvme connect -t rdma -a "$2" -s "$3" -n "$1" "${extra[@]}" ${NVME_CONNECT_OPTS:-} >/dev/null ||
 		die "nvme connect $1 at $2:$3 ${4:+from $4}"
 	for i in $(seq 150); do
 		nvme_ns "$1" >/dev/null && [ -b "$(nvme_ns "$1")" ] && return 0
@@ -143,4 +163,29 @@ verify_io() {
 			die "read of $size B at block $off from the backing $backing"
 		cmp -s /tmp/w /tmp/b || die "$backing: $size B at block $off differ from what $dev wrote"
 	done
+}
+
+# wait_for SECS CMD...: CMD succeeds within SECS seconds (polled).
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# ctrl_state NQN STATE: the host's controller of NQN is in STATE.
+ctrl_state() {
+	local c
+	c=$(nvme_ctrl "$1") || return 1
+	[ "$(cat "/sys/class/nvme/$c/state")" = "$2" ]
+}
+
+# link_delete NAME: rdma link delete, which must return within 60 s (it
+# waits for every ULP to let go of the device); prints how long it took.
+link_delete() {
+	local t0=$SECONDS
+	timeout 60 rdma link delete "$1" || die "rdma link delete $1: no return within 60 s (or failed)"
+	echo $((SECONDS - t0))
 }
