@@ -238,6 +238,7 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "bytes %llu\n", st->bytes);
 	seq_printf(m, "sig_transfers %llu\n", st->sig_transfers);
 	seq_printf(m, "sig_errors %llu\n", st->sig_errors);
+	seq_printf(m, "sig_ns %llu\n", st->sig_ns);
 	for (i = 0; i < MLX5SP_SIM_NR_CQE_SYND; i++)
 		if (st->cqe_errors[i])
 			seq_printf(m, "cqe_error_0x%02x %llu\n", i,

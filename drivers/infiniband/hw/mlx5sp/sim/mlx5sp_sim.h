@@ -78,6 +78,7 @@ struct mlx5sp_sim_stats {
 	u64 bytes;		/* payload moved */
 	u64 sig_transfers;	/* transfers through a signature key */
 	u64 sig_errors;		/* of those, with a signature error */
+	u64 sig_ns;		/* engine time in them (copy, CRC, checks) */
 	u64 cqe_errors[MLX5SP_SIM_NR_CQE_SYND];	/* error CQEs by syndrome */
 };
 

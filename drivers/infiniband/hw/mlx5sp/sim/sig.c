@@ -1005,6 +1005,7 @@ int sim_sig_begin(struct mlx5sp_sim *sim, struct sim_sig_ctx *ctx, u32 mkey,
 			       dir);
 	if (err)
 		return err;
+	ctx->t0 = ktime_get_ns();
 	if ((ctx->dom[SIM_SIG_MEM].type || ctx->dom[SIM_SIG_WIRE].type) &&
 	    sim_sig_inject_take(sim, mkey, &kind))
 		ctx->inject = kind;
@@ -1028,8 +1029,11 @@ void sim_sig_end(struct mlx5sp_sim *sim, const struct sim_sig_ctx *ctx)
 			sim_psv_set_ts(psv, sim_sig_psv_ts(ctx, dom));
 	}
 	/* what a storage test shows its I/O went through the engine by */
-	if (sig)
+	if (sig) {
 		sim_stat_inc(sim, sig_transfers);
+		/* the engine's time on them: what PI costs a storage path */
+		sim_stat_add(sim, sig_ns, ktime_get_ns() - ctx->t0);
+	}
 	if (err)
 		sim_stat_inc(sim, sig_errors);
 }

@@ -127,6 +127,7 @@ struct sim_sig_ctx {
 	struct sim_sig_err err[SIM_SIG_NR_DOM];
 	u16 inject;			/* SIM_SIG_ERR_* to force once */
 	u64 blocks_checked;
+	u64 t0;				/* ns: when the transfer began */
 };
 
 static inline u8 sim_sig_in_dom(const struct sim_sig_ctx *ctx)
