@@ -15,18 +15,8 @@ load
 modprobe sd_mod 2>/dev/null || true	# built in, or the disk check below fails
 need_mod nvmet-rdma
 need_mod nvme-rdma
-# The debug kernel's modules are in its build tree, not under /lib/modules.
-sdebug=scsi_debug
-if ! modinfo scsi_debug >/dev/null 2>&1; then
-	for k in /var/cache/mlx5sp/kernel-*/build/drivers/scsi/scsi_debug.ko; do
-		[ "$(modinfo -F vermagic "$k" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] && sdebug=$k
-	done
-fi
-if [ "$sdebug" = scsi_debug ]; then
-	modprobe scsi_debug dev_size_mb=64 dif=1 dix=1 guard=0
-else
-	insmod "$sdebug" dev_size_mb=64 dif=1 dix=1 guard=0
-fi
+# delay=0: answer at once (scsi_debug's default waits a jiffy per command)
+need_mod scsi_debug dev_size_mb=64 dif=1 dix=1 guard=0 delay=0
 for i in $(seq 50); do
 	pidisk=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
 	[ -n "$pidisk" ] && break
@@ -95,7 +85,8 @@ run() {
 	ok "$topo: PI: data equal to the disk, its DIX check passed; $n I/Os, $((after - before)) signature transfers"
 
 	# a persistent guard error on the target's transfers (it outlasts the
-	# host's retries): a read and a write
+	# host's retries): a read and a write; the trace events show them
+	trace_on mlx5sp_sig_err mlx5sp_cqe_err
 	before=$(stat sp0 sig_errors)
 	for op in read write; do
 		echo "mkey=any nth=1 kind=guard count=$retries" >"$simfs/sp0/sig_inject"
@@ -116,10 +107,19 @@ run() {
 	done
 	after=$(stat sp0 sig_errors)
 	[ $((after - before)) -ge 2 ] || die "$topo: $((after - before)) signature errors counted"
+	n=$(grep -c "mlx5sp_sig_err: sp0 key 0x[0-9a-f]* guard expected 0x[0-9a-f]* actual" "$tracefs/trace" || true)
+	[ "$n" -ge 2 ] || { cat "$tracefs/trace"; die "$topo: $n mlx5sp_sig_err trace events"; }
+	trace_off
+	ok "$topo: PI: $n mlx5sp_sig_err trace events (guard) for $((after - before)) signature errors"
 	verify_io "$ns" "$pidisk" 1
 	ok "$topo: PI: I/O after the errors succeeds, data equal"
+	trace_on mlx5sp_cmd mlx5sp_qp_modify
 	nvme disconnect -n nqn.2026-11.io.mlx5sp:pi >/dev/null || die "$topo: disconnect"
-	ok "$topo: PI: disconnected"
+	grep -q "mlx5sp_cmd: $hdev DESTROY_QP(0x501) op_mod 0x0 status 0x0 syndrome 0x0 err 0" "$tracefs/trace" &&
+		grep -q "mlx5sp_qp_modify: $hdev qpn 0x[0-9a-f]* RTS -> ERR err 0" "$tracefs/trace" ||
+		{ tail -n 40 "$tracefs/trace"; die "$topo: no DESTROY_QP or RTS -> ERR trace events on $hdev"; }
+	trace_off
+	ok "$topo: PI: disconnected (trace: the host's QPs RTS -> ERR, DESTROY_QP)"
 }
 
 # fio_load DEV SECS [ARGS...]: 4 KiB random writes at depth 16 on DEV in
@@ -214,7 +214,7 @@ case " $cases " in *" removal "*) removal ;; esac
 nvmet_clear
 rdma link delete sp1
 rdma link delete sp0
-modprobe -r nvme-rdma nvmet-rdma 2>/dev/null || true
+rmmod nvme_rdma nvmet_rdma 2>/dev/null || true
 rmmod scsi_debug
 unload
 echo "$checks checks passed"

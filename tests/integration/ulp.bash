@@ -38,10 +38,22 @@ two_ports() {
 	ip neigh add "$2" lladdr "$(cat "/sys/class/net/$1/address")" dev "$3"
 }
 
-# need_mod MODULE: loaded, or built into this kernel (the debug kernel has
-# no /lib/modules tree for modprobe to read).
+# need_mod MODULE [PARAM=VALUE...]: loaded, built into this kernel, or
+# (the debug kernel has no /lib/modules tree for modprobe to read) loaded
+# from the build tree of the debug kernel this VM runs (tests/kernel/build
+# names it; its in-tree dependencies are built in).
 need_mod() {
-	modprobe "$1" 2>/dev/null || [ -d "/sys/module/${1//-/_}" ] || die "no module $1"
+	local name=$1 kdir ko
+	modprobe "$@" 2>/dev/null && return 0
+	[ -d "/sys/module/${name//-/_}" ] && return 0
+	if [ "${MLX5SP_KERNEL:-}" = debug ] &&
+	   kdir=$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null); then
+		ko=$(sed -n "s#^\(.*/${name}\)\.o\$#\1.ko#p; s#^\(.*/${name//-/_}\)\.o\$#\1.ko#p" \
+			"$kdir/modules.order" | head -n1)
+		shift
+		[ -n "$ko" ] && insmod "$kdir/$ko" "$@" && return 0
+	fi
+	die "no module $name"
 }
 
 # nvmet_subsys NQN PATH PI: a subsystem with namespace 1 on PATH (a block
@@ -165,6 +177,19 @@ verify_io() {
 	done
 }
 
+# trace_on EVENT...: an empty trace buffer and mlx5sp's EVENTs on;
+# trace_off: all of them off again.
+tracefs=/sys/kernel/tracing
+trace_on() {
+	local e
+	mountpoint -q "$tracefs" || mount -t tracefs nodev "$tracefs" || die "no tracefs"
+	: >"$tracefs/trace"
+	for e in "$@"; do
+		echo 1 >"$tracefs/events/mlx5sp/$e/enable" || die "no trace event mlx5sp:$e"
+	done
+}
+trace_off() { echo 0 >"$tracefs/events/mlx5sp/enable"; }
+
 # wait_for SECS CMD...: CMD succeeds within SECS seconds (polled).
 wait_for() {
 	local end=$((SECONDS + $1))
@@ -189,3 +214,69 @@ link_delete() {
 	timeout 60 rdma link delete "$1" || die "rdma link delete $1: no return within 60 s (or failed)"
 	echo $((SECONDS - t0))
 }
+
+# pi_disk MB: load scsi_debug with one disk of MB MiB with DIF type 1 and
+# DIX (CRC guard) and print it (/dev/sdX). The debug kernel's module is in
+# its build tree, not under /lib/modules.
+pi_disk() {
+	local mod=scsi_debug k d i
+	if ! modinfo scsi_debug >/dev/null 2>&1; then
+		for k in /var/cache/mlx5sp/kernel-*/build/drivers/scsi/scsi_debug.ko; do
+			[ "$(modinfo -F vermagic "$k" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] && mod=$k
+		done
+	fi
+	if [ "$mod" = scsi_debug ]; then
+		modprobe scsi_debug dev_size_mb="$1" dif=1 dix=1 guard=0 || return 1
+	else
+		insmod "$mod" dev_size_mb="$1" dif=1 dix=1 guard=0 || return 1
+	fi
+	for i in $(seq 50); do
+		d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
+		[ -n "$d" ] && break
+		sleep 0.2
+	done
+	[ -n "$d" ] && [ "$(cat "/sys/block/$d/integrity/format")" = T10-DIF-TYPE1-CRC ] || return 1
+	echo "/dev/$d"
+}
+
+# verify_whole DEV BACKING [BACKING_DIRECT]: as verify_io, but each size
+# at its random offset in one write and one read (dd bs=SIZE count=1, so
+# the block layer gets the whole size at once, not 4 KiB at a time), then
+# data put in BACKING at random offsets reads back through DEV the same way.
+# BACKING_DIRECT 1: the backing disk with O_DIRECT (its integrity profile
+# generates and checks the PI).
+verify_whole() {
+	local dev=$1 backing=$2 rflag=iflag=skip_bytes wflag=oflag=seek_bytes size blocks off span
+	[ "${3:-0}" = 1 ] && { rflag=iflag=direct,skip_bytes; wflag=oflag=direct,seek_bytes; }
+	span=$(($(blockdev --getsize64 "$dev") / 4096))
+	for size in 4096 8192 65536 131072 524288 1048576; do
+		blocks=$((size / 4096))
+		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) * 4096 ))
+		head -c "$size" /dev/urandom >/tmp/w
+		dd if=/tmp/w of="$dev" bs="$size" seek="$off" oflag=direct,seek_bytes status=none ||
+			die "write of $size B at $off to $dev"
+		dd if="$dev" of=/tmp/r bs="$size" skip="$off" count=1 iflag=direct,skip_bytes status=none ||
+			die "read of $size B at $off from $dev"
+		cmp -s /tmp/w /tmp/r || die "$dev: $size B at $off read back differ"
+		dd if="$backing" of=/tmp/b bs="$size" skip="$off" count=1 "$rflag" status=none ||
+			die "read of $size B at $off from the backing $backing"
+		cmp -s /tmp/w /tmp/b || die "$backing: $size B at $off differ from what $dev wrote"
+	done
+	for size in 4096 65536 1048576; do
+		blocks=$((size / 4096))
+		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) * 4096 ))
+		head -c "$size" /dev/urandom >/tmp/w
+		dd if=/tmp/w of="$backing" bs="$size" seek="$off" "$wflag" conv=notrunc status=none ||
+			die "write of $size B at $off to the backing $backing"
+		dd if="$dev" of=/tmp/r bs="$size" skip="$off" count=1 iflag=direct,skip_bytes status=none ||
+			die "read of $size B at $off from $dev"
+		cmp -s /tmp/w /tmp/r || die "$dev: $size B at $off differ from what $backing holds"
+	done
+}
+
+# leave_by_port2 ADDR: locally generated traffic to ADDR (local on the
+# first port of two_ports) leaves by the second port, for a ULP that binds
+# no source address (iSER's ep_connect takes the destination only);
+# leave_by_port2_off ADDR undoes it.
+leave_by_port2() { ip rule add pref 50 to "$1" iif lo lookup 101; }
+leave_by_port2_off() { ip rule del pref 50 to "$1" iif lo lookup 101; }

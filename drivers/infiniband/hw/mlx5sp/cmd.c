@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "mlx5sp.h"
+#include "trace.h"
 
 static unsigned int cmd_timeout_ms = 60000;
 module_param(cmd_timeout_ms, uint, 0644);
@@ -403,6 +404,17 @@ static int slot_wait(struct mlx5sp_dev *dev, struct mlx5sp_cmd_slot *slot,
 	return err;
 }
 
+/* One trace event per command that reached the device. */
+static void cmd_trace(struct mlx5sp_dev *dev, const void *in, const void *out,
+		      int err, u64 t0)
+{
+	u16 opcode = MLX5SP_CMD_OPCODE(in);
+
+	trace_mlx5sp_cmd(dev->name, mlx5sp_cmd_opcode_str(opcode), opcode,
+			 MLX5SP_CMD_OP_MOD(in), MLX5SP_CMD_STATUS(out),
+			 MLX5SP_CMD_SYNDROME(out), err, ktime_get_ns() - t0);
+}
+
 static int cmd_result(struct mlx5sp_dev *dev, struct mlx5sp_cmd_slot *slot,
 		      const void *in, void *out, int outlen, u8 token)
 {
@@ -458,6 +470,7 @@ int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
 		    void *out, int outlen)
 {
 	struct mlx5sp_cmd *cmd = &dev->cmd;
+	u64 t0 = ktime_get_ns();
 	struct mlx5sp_cmd_slot *slot;
 	u16 opcode;
 	bool events;
@@ -506,12 +519,14 @@ int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
 			   cmd->timeout_ms, slot->idx);
 		/* A silent firmware may be a dead one: look now, not at the next poll. */
 		mlx5sp_health_check(dev);
+		cmd_trace(dev, in, out, err, t0);
 		return err;
 	}
 	if (err)	/* completed by the driver: the device died meanwhile */
 		err = dead_dev_result(opcode, out, outlen);
 	else
 		err = cmd_result(dev, slot, in, out, outlen, token);
+	cmd_trace(dev, in, out, err, t0);
 err_release:
 	slot_release(cmd, slot);
 	return err;

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 
 #include "ib.h"
+#include "trace.h"
 
 #define CQ_ARM_DB	1	/* dbrec[1]: arm; dbrec[0]: consumer index */
 
@@ -684,6 +685,14 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	}
 	mlx5sp_parse_cqe(cqe, wc);
 	wc->qp = &qp->ibqp;
+	if (opcode == MLX5_CQE_REQ_ERR || opcode == MLX5_CQE_RESP_ERR) {
+		const struct mlx5_err_cqe *e = (const void *)cqe;
+
+		trace_mlx5sp_cqe_err(dev->mdev->name, cq->mcq.cqn,
+				     qp->ibqp.qp_num, e->syndrome,
+				     e->vendor_err_synd,
+				     be16_to_cpu(cqe->wqe_counter), wc->status);
+	}
 	if (cqe_is_req(opcode)) {
 		wq = &qp->sq;
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);

@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 
 #include "mlx5sp.h"
+#include "trace.h"
 
 #define CMD_EQ_LOG_SIZE		6	/* one CMD EQE per slot at most, twice over */
 #define ASYNC_EQ_LOG_SIZE	10	/* page-request storms coalesce here */
@@ -147,6 +148,7 @@ static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 		mlx5sp_pages_request(dev, (s32)be32_to_cpu(eqe->data.req_pages.num_pages));
 		return;
 	case MLX5_EVENT_TYPE_PORT_CHANGE:
+		trace_mlx5sp_event(dev->name, eqe->type, eqe->sub_type, 0);
 		port_event(dev, eqe);
 		break;
 	case MLX5_EVENT_TYPE_PATH_MIG:
@@ -159,9 +161,14 @@ static void handle_eqe(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
 	case MLX5_EVENT_TYPE_SRQ_RQ_LIMIT:
 	case MLX5_EVENT_TYPE_SRQ_CATAS_ERROR:
+		trace_mlx5sp_event(dev->name, eqe->type, eqe->sub_type,
+				   be32_to_cpu(eqe->data.qp_srq.qp_srq_n) &
+				   0xffffff);
 		qp_event(dev, eqe);
 		break;
 	case MLX5_EVENT_TYPE_CQ_ERROR:
+		trace_mlx5sp_event(dev->name, eqe->type, eqe->sub_type,
+				   be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff);
 		cq_event(dev, be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff,
 			 eqe->type);
 		break;

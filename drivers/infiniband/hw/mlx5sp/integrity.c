@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #include "ib.h"
+#include "trace.h"
 
 static int create_psvs(struct mlx5sp_ib_dev *dev, u32 pdn,
 		       struct mlx5sp_sig *sig)
@@ -340,6 +341,8 @@ void mlx5sp_sig_err_cqe(struct mlx5sp_ib_dev *dev,
 	unsigned long flags;
 
 	parse_sig_err(cqe, &e);
+	trace_mlx5sp_sig_err(dev->mdev->name, e.key, e.err_type, e.expected,
+			     e.actual, e.sig_err_offset);
 	xa_lock_irqsave(&dev->sig_mrs, flags);
 	mr = xa_load(&dev->sig_mrs, e.key >> 8);
 	if (mr) {

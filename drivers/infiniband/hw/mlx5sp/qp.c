@@ -12,6 +12,7 @@
 
 #include "ib.h"
 #include "mlx5sp_ulp.h"
+#include "trace.h"
 
 #define KERNEL_UIDX		0xffffff	/* MLX5_IB_DEFAULT_UIDX */
 #define RQ_MIN_STRIDE		16
@@ -1110,6 +1111,7 @@ int mlx5sp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct mlx5sp_ib_dev *dev = to_ibdev(ibqp->device);
 	struct mlx5sp_qp *qp = to_qp(ibqp);
+	enum ib_qp_state cur;
 	int err;
 
 	if (attr_mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -1118,7 +1120,11 @@ int mlx5sp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 	mutex_lock(&qp->mutex);
+	cur = qp->state;
 	err = modify_qp_locked(dev, qp, attr, attr_mask);
+	trace_mlx5sp_qp_modify(dev->mdev->name, ibqp->qp_num, cur,
+			       attr_mask & IB_QP_STATE ? attr->qp_state : cur,
+			       err);
 	mutex_unlock(&qp->mutex);
 	if (!err && udata && udata->outlen) {
 		struct mlx5_ib_modify_qp_resp resp = {};
