@@ -209,7 +209,17 @@ else
 fi
 case " $topos " in *" loopback "*) run loopback "" sp0 ;; esac
 case " $topos " in *" two-devices "*) run two-devices 10.77.1.1 sp1 ;; esac
-case " $cases " in *" removal "*) removal ;; esac
+# Built into the kernel, nvme-rdma's and nvmet-rdma's ib_clients register
+# before rdma_cm's and are removed after it: a device removal with live
+# queues deadlocks in rdma_cm (it waits for cm_ids only their remove
+# callbacks destroy). Debian builds them as modules.
+if [[ " $cases " == *" removal "* ]]; then
+	if [ -e /sys/module/nvme_rdma/initstate ] && [ -e /sys/module/nvmet_rdma/initstate ]; then
+		removal
+	else
+		echo "skip removal: nvme-rdma or nvmet-rdma built into this kernel"
+	fi
+fi
 
 nvmet_clear
 rdma link delete sp1
