@@ -519,7 +519,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
 	};
 	bool work = false;
-	u16 n;
+	u16 n, pi;
 
 	spin_lock(&qp->rq_lock);
 	if (qp->srq) {
@@ -528,7 +528,12 @@ bool sim_rq_flush(struct sim_qp *qp)
 	}
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR)
 		goto unlock;
+	/*
+	 * The record is read once: a receive posted while we flush (the
+	 * drain WR of ib_drain_rq) is flushed on the next pass, not skipped.
+	 */
 	n = sim_rq_avail(qp);
+	pi = qp->rq_ci + n;
 	if (n > qp->rq_wqe_cnt)
 		n = qp->rq_wqe_cnt;
 	while (n--) {
@@ -537,7 +542,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 		work = true;
 	}
 	/* a record beyond the queue: what was not posted is not flushed */
-	qp->rq_ci = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_RCV_DBR])) & 0xffff;
+	qp->rq_ci = pi;
 unlock:
 	spin_unlock(&qp->rq_lock);
 	return work;
