@@ -163,14 +163,13 @@ static void sim_uar_write(struct mlx5sp_sim *sim, u32 offset, u32 val)
 }
 
 /*
- * 64-bit doorbells: the CQ arm (kept in the UAR page, where a user space
- * arm lands too, for the engine to take) and send doorbells.
+ * 64-bit doorbells: the CQ arm (kept with its CQ for the engine to take,
+ * cq.c) and send doorbells.
  */
 void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
 	u32 uar = offset / SZ_4K;
-	struct page *page;
 
 	if (!IS_ALIGNED(offset, 8) || offset >= SIM_BAR_SIZE ||
 	    uar < SIM_UAR_FIRST || !sim_uar_allocated(sim, uar)) {
@@ -179,13 +178,7 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 	}
 	switch (offset % SZ_4K) {
 	case MLX5SP_UAR_CQ_DB:
-		rcu_read_lock();
-		page = xa_load(&sim->uar_pages, uar);
-		if (page)
-			WRITE_ONCE(*(u64 *)(page_address(page) +
-					    MLX5SP_UAR_CQ_DB), val);
-		rcu_read_unlock();
-		sim_engine_kick(sim);
+		sim_cq_doorbell(sim, uar, val);
 		break;
 	case MLX5SP_UAR_BF_OFFSET ...
 	     MLX5SP_UAR_BF_OFFSET + 2 * MLX5SP_UAR_BF_SIZE - 1:

@@ -289,14 +289,54 @@ int sim_cmd_modify_cq(struct sim_cmd *c)
 	}
 }
 
+#define SIM_CQ_DB_PENDING	BIT_ULL(32)
+
 /*
- * The engine's look at a CQ's arm record (user space arms by writing it
- * and a UAR doorbell the model does not see). Returns true if it armed.
+ * A CQ doorbell written through the BAR (the driver's write64 at UAR +
+ * 0x20): [be32 sn|cmd|ci][be32 cqn]. A card takes each such write for its
+ * CQ, so it is kept with the CQ for the engine, not in the UAR page's one
+ * slot, where the next CQ's arm would overwrite it: an arm whose record
+ * did not change (the first one, 0) would be lost and the CQ never fire.
+ * Any context.
+ */
+void sim_cq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
+{
+	bool taken = false;
+	struct sim_cq *cq;
+	__be32 w[2];
+
+	memcpy(w, &val, sizeof(w));
+	rcu_read_lock();
+	cq = xa_load(&sim->cqs, be32_to_cpu(w[1]) & 0xffffff);
+	if (cq && cq->uar == uar) {
+		WRITE_ONCE(cq->db_arm, SIM_CQ_DB_PENDING | be32_to_cpu(w[0]));
+		taken = true;
+	}
+	rcu_read_unlock();
+	if (!taken) {
+		sim_stat_inc(sim, writes_ignored);
+		sim_dbg(sim, "CQ doorbell 0x%llx on UAR %u ignored\n", val, uar);
+		return;
+	}
+	sim_engine_kick(sim);
+}
+
+/*
+ * The engine's look at a CQ's doorbell and arm record (user space arms by
+ * writing the record and a UAR doorbell the model does not see). Returns
+ * true if it armed.
  */
 bool sim_cq_poll_arm(struct sim_cq *cq)
 {
+	u64 db = READ_ONCE(cq->db_arm) ? xchg(&cq->db_arm, 0) : 0;
 	u32 arm = be32_to_cpu(READ_ONCE(cq->dbr[1]));
 
+	if (db) {
+		/* the record was written before the doorbell */
+		WRITE_ONCE(cq->last_arm, arm);
+		sim_cq_arm(cq, lower_32_bits(db));
+		return true;
+	}
 	if (arm == READ_ONCE(cq->last_arm))
 		return false;
 	WRITE_ONCE(cq->last_arm, arm);

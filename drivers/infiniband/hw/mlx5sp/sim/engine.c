@@ -51,9 +51,9 @@ void sim_engine_kick(struct mlx5sp_sim *sim)
 }
 
 /*
- * The CQ doorbell of a UAR page (what libmlx5, or the driver through
- * write64, wrote at UAR + 0x20): [be32 sn|cmd|ci][be32 cqn]. Taken with
- * an exchange, so a write is seen once.
+ * The CQ doorbell of a user UAR page (what libmlx5 wrote at UAR + 0x20;
+ * the driver's write64 goes to its CQ, cq.c): [be32 sn|cmd|ci][be32 cqn].
+ * Taken with an exchange, so a write is seen once.
  */
 static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
 {

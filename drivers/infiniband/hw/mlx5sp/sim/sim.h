@@ -289,6 +289,7 @@ struct sim_cq {
 	bool oi;			/* overrun ignore */
 	atomic_t users;			/* QPs using it */
 	struct list_head dead;		/* out of the table, to be freed */
+	u64 db_arm;			/* arm doorbell not yet taken (xchg) */
 
 	spinlock_t lock;		/* protects everything below */
 	u32 eqn;
@@ -791,6 +792,7 @@ void sim_cq_destroy_all(struct mlx5sp_sim *sim);
 struct sim_cq *sim_cq_get(struct mlx5sp_sim *sim, u32 cqn);
 void sim_cq_put(struct sim_cq *cq);
 bool sim_cq_poll_arm(struct sim_cq *cq);
+void sim_cq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val);
 
 /* srq.c */
 int sim_cmd_create_srq(struct sim_cmd *c);
