@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 
 #include "ib.h"
+#include "sim/mlx5sp_sim.h"
 #include "kunit_ulp.h"
 
 /* Nothing more arrives within a while. */
@@ -320,12 +321,195 @@ static void uc_bad_rkey(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, qt_cq_quiet(t));
 }
 
+/* Completion events of a CQ of the test's own. */
+struct qt_cq_ev {
+	struct completion done;
+	atomic_t n;
+};
+
+static void qt_cq_comp(struct ib_cq *cq, void *ctx)
+{
+	struct qt_cq_ev *ev = ctx;
+
+	atomic_inc(&ev->n);
+	complete(&ev->done);
+}
+
+struct qt_two_cqs {
+	struct ulp *t;
+	struct ib_cq *cq[2];
+	struct qt_cq_ev ev[2];
+};
+
+/* The QPs go before the CQs they use. */
+static void qt_two_cqs_exit(void *data)
+{
+	struct qt_two_cqs *c = data;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!IS_ERR_OR_NULL(c->t->qp[i]))
+			ib_destroy_qp(c->t->qp[i]);
+		c->t->qp[i] = NULL;
+	}
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(c->cq[i]))
+			ib_destroy_cq(c->cq[i]);
+}
+
+static u64 qt_cqes_written(struct kunit *test, struct ulp *t)
+{
+	struct mlx5sp_sim_stats *st = kunit_kzalloc(test, sizeof(*st),
+						     GFP_KERNEL);
+	u64 n;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	mlx5sp_sim_get_stats(t->sim, st);
+	n = st->cqes_written;
+	kunit_kfree(test, st);
+	return n;
+}
+
+/*
+ * Two kernel CQs share the driver's UAR page and arm back to back before
+ * the device looks (their first arm: sn 0, ci 0, a record of 0 as at
+ * creation). A ConnectX takes each doorbell write; both CQs must fire.
+ */
+static void cq_arm_shared_uar(struct kunit *test)
+{
+	struct ulp *t = qt_setup(test, 16, false);
+	struct ib_cq_init_attr ca = { .cqe = 16 };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_sge rsge = { .addr = t->dma[1], .length = 64,
+			       .lkey = t->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 7, .sg_list = &rsge, .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	unsigned long end, left;
+	struct qt_two_cqs *c;
+	struct ib_wc wc;
+	u64 base;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->t = t;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, qt_two_cqs_exit, c));
+	for (i = 0; i < 2; i++) {
+		init_completion(&c->ev[i].done);
+		c->cq[i] = ib_create_cq(t->ibdev, qt_cq_comp, NULL, &c->ev[i], &ca);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->cq[i]), "cq: %ld",
+				       PTR_ERR(c->cq[i]));
+	}
+	qa.send_cq = c->cq[0];
+	qa.recv_cq = c->cq[1];
+	ulp_pair(test, t, &qa);
+
+	/* one CQE on each, not polled: both CQs still at ci 0 */
+	base = qt_cqes_written(test, t);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(t->qp[1], &rwr, &rbad), 0);
+	KUNIT_ASSERT_EQ(test, qt_post_send(t, IB_WR_SEND, 3, 64, 0), 0);
+	end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
+	while (qt_cqes_written(test, t) < base + 2 && time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_ASSERT_EQ(test, qt_cqes_written(test, t), base + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->ev[0].n) + atomic_read(&c->ev[1].n), 0);
+
+	/* both arms land before the engine looks (it is held meanwhile) */
+	mlx5sp_sim_stop_health_counter(t->sim, true);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(c->cq[i], IB_CQ_NEXT_COMP), 0);
+	mlx5sp_sim_stop_health_counter(t->sim, false);
+
+	for (i = 0; i < 2; i++) {
+		left = wait_for_completion_timeout(&c->ev[i].done,
+						   msecs_to_jiffies(2000));
+		KUNIT_EXPECT_NE_MSG(test, left, 0, "CQ %d: no completion event", i);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(c->cq[i], 1, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, i ? 7ULL : 3ULL);
+	}
+}
+
+#define QT_DRAIN_RECVS	255
+#define QT_DRAIN_ROUNDS	16
+
+/*
+ * ib_drain_rq's pattern: receives posted, the QP to ERR, one more receive
+ * posted at once, while the device is still flushing the others. Every
+ * one of them completes, flushed, the last one last.
+ */
+static void rq_flush_drain(struct kunit *test)
+{
+	struct ulp *t = qt_setup(test, 2 * (QT_DRAIN_RECVS + 1), false);
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = t->cq,
+		.recv_cq = t->cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = QT_DRAIN_RECVS + 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_sge sge = { .addr = t->dma[1], .length = 64,
+			      .lkey = t->pd->local_dma_lkey };
+	struct ib_recv_wr *wr, drain = { .wr_id = U32_MAX, .sg_list = &sge,
+					 .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+	struct ib_qp_attr a = {};
+	struct ib_wc *wc;
+	int i, r, got;
+
+	wr = kunit_kcalloc(test, QT_DRAIN_RECVS, sizeof(*wr), GFP_KERNEL);
+	wc = kunit_kcalloc(test, QT_DRAIN_RECVS + 1, sizeof(*wc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wr);
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	for (i = 0; i < QT_DRAIN_RECVS; i++) {
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < QT_DRAIN_RECVS ? &wr[i + 1] : NULL;
+	}
+	t->qp[0] = ib_create_qp(t->pd, &qa);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(t->qp[0]), "qp: %ld",
+			       PTR_ERR(t->qp[0]));
+
+	for (r = 0; r < QT_DRAIN_ROUNDS; r++) {
+		a.qp_state = IB_QPS_RESET;
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[0], &a, IB_QP_STATE), 0);
+		a.qp_state = IB_QPS_INIT;
+		a.port_num = 1;
+		a.pkey_index = 0;
+		a.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[0], &a, IB_QP_STATE |
+						   IB_QP_PKEY_INDEX | IB_QP_PORT |
+						   IB_QP_ACCESS_FLAGS), 0);
+		for (i = 0; i < QT_DRAIN_RECVS; i++)
+			wr[i].wr_id = i;
+		KUNIT_ASSERT_EQ(test, ib_post_recv(t->qp[0], wr, &bad), 0);
+		a.qp_state = IB_QPS_ERR;
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[0], &a, IB_QP_STATE), 0);
+		KUNIT_ASSERT_EQ(test, ib_post_recv(t->qp[0], &drain, &bad), 0);
+
+		got = poll_n(t, wc, QT_DRAIN_RECVS + 1);
+		KUNIT_ASSERT_EQ_MSG(test, got, QT_DRAIN_RECVS + 1, "round %d", r);
+		for (i = 0; i < got; i++)
+			KUNIT_ASSERT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[got - 1].wr_id, (u64)U32_MAX);
+	}
+	KUNIT_EXPECT_TRUE(test, qt_cq_quiet(t));
+}
+
 static struct kunit_case queues_cases[] = {
 	KUNIT_CASE_SLOW(srq_traffic),
 	KUNIT_CASE_SLOW(srq_bad_input),
 	KUNIT_CASE_SLOW(cq_resize),
 	KUNIT_CASE_SLOW(uc_traffic),
 	KUNIT_CASE_SLOW(uc_bad_rkey),
+	KUNIT_CASE_SLOW(cq_arm_shared_uar),
+	KUNIT_CASE_SLOW(rq_flush_drain),
 	{}
 };
 

@@ -184,8 +184,8 @@ void ulp_pair(struct kunit *test, struct ulp *u, struct ib_qp_init_attr *qa)
 {
 	int i;
 
-	qa->send_cq = u->cq;
-	qa->recv_cq = u->cq;
+	qa->send_cq = qa->send_cq ?: u->cq;
+	qa->recv_cq = qa->recv_cq ?: u->cq;
 	qa->event_handler = ulp_qp_event;
 	qa->qp_context = u;
 	for (i = 0; i < 2; i++) {

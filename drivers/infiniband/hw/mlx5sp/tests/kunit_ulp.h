@@ -34,7 +34,7 @@ struct ulp {
 
 /* Device @name, PD, CQ and buffers, no QPs (skips without dummy0). */
 struct ulp *ulp_open(struct kunit *test, const char *name, int cqe);
-/* Two QPs of @qa (CQ, events filled in here) connected, in RTS. */
+/* Two QPs of @qa (CQs unless set, events filled in here) connected, in RTS. */
 void ulp_pair(struct kunit *test, struct ulp *u, struct ib_qp_init_attr *qa);
 /* "ku_ib0" with two RC QPs of @create_flags in RTS. */
 struct ulp *ulp_setup_flags(struct kunit *test, u32 create_flags);
