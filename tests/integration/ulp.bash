@@ -40,10 +40,10 @@ two_ports() {
 
 # need_mod MODULE [PARAM=VALUE...]: loaded, built into this kernel, or
 # (the debug kernel has no /lib/modules tree for modprobe to read) loaded
-# from the build tree of the debug kernel this VM runs (tests/kernel/build
-# names it; its in-tree dependencies are built in).
+# with its dependencies from the build tree of the debug kernel this VM
+# runs (tests/kernel/build names it).
 need_mod() {
-	local name=$1 kdir ko
+	local name=$1 kdir ko d
 	modprobe "$@" 2>/dev/null && return 0
 	[ -d "/sys/module/${name//-/_}" ] && return 0
 	if [ "${MLX5SP_KERNEL:-}" = debug ] &&
@@ -51,7 +51,12 @@ need_mod() {
 		ko=$(sed -n "s#^\(.*/${name}\)\.o\$#\1.ko#p; s#^\(.*/${name//-/_}\)\.o\$#\1.ko#p" \
 			"$kdir/modules.order" | head -n1)
 		shift
-		[ -n "$ko" ] && insmod "$kdir/$ko" "$@" && return 0
+		if [ -n "$ko" ]; then
+			for d in $(modinfo -F depends "$kdir/$ko" | tr , ' '); do
+				need_mod "$d"
+			done
+			insmod "$kdir/$ko" "$@" && return 0
+		fi
 	fi
 	die "no module $name"
 }
