@@ -157,8 +157,80 @@ err_free_id:
 	return err;
 }
 
+/*
+ * A device's platform device, its DMA device, is the parent of what ULPs
+ * put on the DMA device: iSER's SCSI host (iscsi_host_add() on the IB
+ * device's parent), as on mlx5_ib, where that is the PCI function. The
+ * function outlives its RDMA device (driver unbound) while such children
+ * are there; deleting the platform device under them would take their
+ * sysfs entries along (the iSCSI session iscsiadm logs out by). So a
+ * device with children is parked here, and a check each second deletes it
+ * once they are gone; module exit deletes what is left.
+ */
+struct sim_parked {
+	struct list_head node;
+	struct platform_device *pdev;
+	int id;
+};
+
+static LIST_HEAD(sim_parked_list);
+static DEFINE_MUTEX(sim_parked_lock);
+static void sim_parked_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(sim_parked_work, sim_parked_work_fn);
+
+static int sim_any_child(struct device *dev, void *data)
+{
+	return 1;
+}
+
+static bool sim_pdev_has_children(struct platform_device *pdev)
+{
+	return device_for_each_child(&pdev->dev, NULL, sim_any_child);
+}
+
+/* Delete parked devices without children (@all: every one). */
+static void sim_parked_reap(bool all)
+{
+	struct sim_parked *p, *n;
+	bool left = false;
+
+	mutex_lock(&sim_parked_lock);
+	list_for_each_entry_safe(p, n, &sim_parked_list, node) {
+		if (!all && sim_pdev_has_children(p->pdev)) {
+			left = true;
+			continue;
+		}
+		list_del(&p->node);
+		platform_device_unregister(p->pdev);
+		ida_free(&sim_pdev_ida, p->id);
+		kfree(p);
+	}
+	if (left)
+		schedule_delayed_work(&sim_parked_work, HZ);
+	mutex_unlock(&sim_parked_lock);
+}
+
+static void sim_parked_work_fn(struct work_struct *work)
+{
+	sim_parked_reap(false);
+}
+
 static void sim_platform_del(struct mlx5sp_sim *sim)
 {
+	struct sim_parked *p;
+
+	if (sim_pdev_has_children(sim->pdev)) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (p) {
+			p->pdev = sim->pdev;
+			p->id = sim->pdev_id;
+			mutex_lock(&sim_parked_lock);
+			list_add_tail(&p->node, &sim_parked_list);
+			schedule_delayed_work(&sim_parked_work, HZ);
+			mutex_unlock(&sim_parked_lock);
+			return;
+		}
+	}
 	platform_device_unregister(sim->pdev);
 	ida_free(&sim_pdev_ida, sim->pdev_id);
 }
@@ -567,6 +639,8 @@ static void __exit mlx5sp_sim_exit(void)
 	/* keys DESTROY_MKEY left to RCU */
 	rcu_barrier();
 	sim_debugfs_exit();
+	cancel_delayed_work_sync(&sim_parked_work);
+	sim_parked_reap(true);
 	ida_destroy(&sim_pdev_ida);
 }
 
