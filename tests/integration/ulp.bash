@@ -224,7 +224,7 @@ link_delete() {
 # DIX (CRC guard) and print it (/dev/sdX). The debug kernel's module is in
 # its build tree, not under /lib/modules.
 pi_disk() {
-	local mod=scsi_debug k d i
+	local mod=scsi_debug k d
 	if ! modinfo scsi_debug >/dev/null 2>&1; then
 		for k in /var/cache/mlx5sp/kernel-*/build/drivers/scsi/scsi_debug.ko; do
 			[ "$(modinfo -F vermagic "$k" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] && mod=$k
@@ -235,7 +235,7 @@ pi_disk() {
 	else
 		insmod "$mod" dev_size_mb="$1" dif=1 dix=1 guard=0 || return 1
 	fi
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
 		[ -n "$d" ] && break
 		sleep 0.2
@@ -245,38 +245,17 @@ pi_disk() {
 }
 
 # verify_whole DEV BACKING [BACKING_DIRECT]: as verify_io, but each size
-# at its random offset in one write and one read (dd bs=SIZE count=1, so
-# the block layer gets the whole size at once, not 4 KiB at a time), then
-# data put in BACKING at random offsets reads back through DEV the same way.
-# BACKING_DIRECT 1: the backing disk with O_DIRECT (its integrity profile
-# generates and checks the PI).
+# (4 KiB to 1 MiB) at its random offset in one O_DIRECT write and one read,
+# so the ULP gets the whole size at once, not 4 KiB at a time; then data put
+# in BACKING at random offsets reads back through DEV. BACKING_DIRECT 1:
+# the backing disk by O_DIRECT (its integrity profile generates and checks
+# the PI). One program does it all (blkverify.py): under TCG each program
+# started costs a few hundred milliseconds.
 verify_whole() {
-	local dev=$1 backing=$2 rflag=iflag=skip_bytes wflag=oflag=seek_bytes size blocks off span
-	[ "${3:-0}" = 1 ] && { rflag=iflag=direct,skip_bytes; wflag=oflag=direct,seek_bytes; }
-	span=$(($(blockdev --getsize64 "$dev") / 4096))
-	for size in 4096 8192 65536 131072 524288 1048576; do
-		blocks=$((size / 4096))
-		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) * 4096 ))
-		head -c "$size" /dev/urandom >/tmp/w
-		dd if=/tmp/w of="$dev" bs="$size" seek="$off" oflag=direct,seek_bytes status=none ||
-			die "write of $size B at $off to $dev"
-		dd if="$dev" of=/tmp/r bs="$size" skip="$off" count=1 iflag=direct,skip_bytes status=none ||
-			die "read of $size B at $off from $dev"
-		cmp -s /tmp/w /tmp/r || die "$dev: $size B at $off read back differ"
-		dd if="$backing" of=/tmp/b bs="$size" skip="$off" count=1 "$rflag" status=none ||
-			die "read of $size B at $off from the backing $backing"
-		cmp -s /tmp/w /tmp/b || die "$backing: $size B at $off differ from what $dev wrote"
-	done
-	for size in 4096 65536 1048576; do
-		blocks=$((size / 4096))
-		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) * 4096 ))
-		head -c "$size" /dev/urandom >/tmp/w
-		dd if=/tmp/w of="$backing" bs="$size" seek="$off" "$wflag" conv=notrunc status=none ||
-			die "write of $size B at $off to the backing $backing"
-		dd if="$dev" of=/tmp/r bs="$size" skip="$off" count=1 iflag=direct,skip_bytes status=none ||
-			die "read of $size B at $off from $dev"
-		cmp -s /tmp/w /tmp/r || die "$dev: $size B at $off differ from what $backing holds"
-	done
+	local direct=()
+	[ "${3:-0}" = 1 ] && direct=(--backing-direct)
+	/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/blkverify.py" "$1" "$2" "${direct[@]}" ||
+		die "data through $1 and in $2"
 }
 
 # leave_by_port2 ADDR: locally generated traffic to ADDR (local on the
