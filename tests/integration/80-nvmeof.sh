@@ -59,7 +59,7 @@ run() {
 	[ "$(cat /sys/block/${ns#/dev/}/integrity/format 2>/dev/null || echo none)" = none ] ||
 		die "$topo: the no-PI namespace has an integrity format"
 	before=$(stat sp0 sig_transfers)
-	verify_io "$ns" /tmp/nopi.img
+	verify_whole "$ns" /tmp/nopi.img
 	after=$(stat sp0 sig_transfers)
 	[ "$after" = "$before" ] || die "$topo: no-PI I/O went through signature keys"
 	ok "$topo: no PI: data at 6 sizes up to 1 MiB equal to the backing file"
@@ -77,7 +77,7 @@ run() {
 	ok "$topo: PI: host namespace $ns reports T10-DIF-TYPE1-CRC"
 	before=$(stat sp0 sig_transfers)
 	n=$(ios "$ns")
-	verify_io "$ns" "$pidisk" 1
+	verify_whole "$ns" "$pidisk" 1
 	n=$(($(ios "$ns") - n))
 	after=$(stat sp0 sig_transfers)
 	[ $((after - before)) -ge "$n" ] ||
@@ -96,6 +96,7 @@ run() {
 				die "$topo: read with a PI error succeeded"
 			[ ! -s /tmp/r ] || die "$topo: a read with a PI error returned data"
 		else
+			head -c 4096 /dev/urandom >/tmp/w
 			dd if=/tmp/w of="$ns" bs=4096 count=1 oflag=direct status=none 2>/dev/null &&
 				die "$topo: write with a PI error succeeded"
 		fi
@@ -111,7 +112,7 @@ run() {
 	[ "$n" -ge 2 ] || { cat "$tracefs/trace"; die "$topo: $n mlx5sp_sig_err trace events"; }
 	trace_off
 	ok "$topo: PI: $n mlx5sp_sig_err trace events (guard) for $((after - before)) signature errors"
-	verify_io "$ns" "$pidisk" 1
+	verify_whole "$ns" "$pidisk" 1
 	ok "$topo: PI: I/O after the errors succeeds, data equal"
 	trace_on mlx5sp_cmd mlx5sp_qp_modify
 	nvme disconnect -n nqn.2026-11.io.mlx5sp:pi >/dev/null || die "$topo: disconnect"
@@ -191,7 +192,7 @@ removal() {
 	nvmet_port_relisten 1
 	nvmet_port_relisten 2
 	nvme_up "$nqn" 10.77.0.1 4420
-	verify_io "$(nvme_ns "$nqn")" /tmp/nopi.img
+	verify_whole "$(nvme_ns "$nqn")" /tmp/nopi.img
 	nvme disconnect -n "$nqn" >/dev/null || die "removal: disconnect"
 	ok "removal: device re-added, a new connection verifies"
 }

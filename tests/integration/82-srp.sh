@@ -153,7 +153,7 @@ run() {
 		[ "$(rc_qps sp0)" -ge "$ch" ] || die "$topo: $(rc_qps sp0) RC QPs on sp0 for $ch channels"
 	fi
 	ok "$topo: logged in through $hdev to sp0 by rdma_cm, $ch channels, $disk"
-	verify_io "$disk" /tmp/srp.img
+	verify_whole "$disk" /tmp/srp.img
 	ok "$topo: data at 6 sizes up to 1 MiB equal to the backstore"
 	srp_down "$hdev"
 	wait_for 20 no_qps sp0 || die "$topo: $(rc_qps sp0) RC QPs left on sp0 after logout"
@@ -201,7 +201,7 @@ under_load sp1 "$(srp_disk sp1)"
 wait_for 30 no_qps sp0 || die "ib_srpt: $(rc_qps sp0) RC QPs left on sp0 after the initiator's device went"
 ok "initiator's device sp1 deleted with I/O in flight: returned in ${t}s, I/O ended, target channel closed"
 srp_up sp0
-verify_io "$(srp_disk sp0)" /tmp/srp.img
+verify_whole "$(srp_disk sp0)" /tmp/srp.img
 ok "the target serves a new login after that: data equal to the backstore"
 
 # one device with both ends goes

@@ -9,6 +9,9 @@ ok() { checks=$((checks + 1)); echo "ok   $*"; }
 
 # sp_link NAME NETDEV ADDR/LEN: a model device on a new dummy netdev.
 sp_link() {
+	# one VM runs the ULP tests one after the other: a netdev of that
+	# name left by an earlier one goes first (its routes go with it)
+	ip link del "$2" 2>/dev/null || true
 	ip link add "$2" type dummy
 	ip link set "$2" up
 	ip addr add "$3" dev "$2"
@@ -28,14 +31,17 @@ sp_relink() {
 # (policy rules by output interface, ahead of the local table) and a
 # static neighbour (a dummy netdev answers no ARP).
 two_ports() {
-	ip rule add pref 1000 lookup local
-	ip rule del pref 0
-	ip route add "$4" dev "$1" table 100
+	# idempotent: an earlier test in the same VM may have set it up
+	ip rule show pref 1000 | grep -q . || ip rule add pref 1000 lookup local
+	ip rule del pref 0 2>/dev/null || true
+	ip route replace "$4" dev "$1" table 100
+	ip rule del pref 100 2>/dev/null || true
 	ip rule add pref 100 oif "$1" lookup 100
-	ip route add "$2" dev "$3" table 101
+	ip route replace "$2" dev "$3" table 101
+	ip rule del pref 101 2>/dev/null || true
 	ip rule add pref 101 oif "$3" lookup 101
-	ip neigh add "$4" lladdr "$(cat "/sys/class/net/$3/address")" dev "$1"
-	ip neigh add "$2" lladdr "$(cat "/sys/class/net/$1/address")" dev "$3"
+	ip neigh replace "$4" lladdr "$(cat "/sys/class/net/$3/address")" dev "$1"
+	ip neigh replace "$2" lladdr "$(cat "/sys/class/net/$1/address")" dev "$3"
 }
 
 # need_mod MODULE [PARAM=VALUE...]: loaded, built into this kernel, or
