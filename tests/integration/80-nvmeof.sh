@@ -16,16 +16,7 @@ modprobe sd_mod 2>/dev/null || true	# built in, or the disk check below fails
 need_mod nvmet-rdma
 need_mod nvme-rdma
 # delay=0: answer at once (scsi_debug's default waits a jiffy per command)
-need_mod scsi_debug dev_size_mb=64 dif=1 dix=1 guard=0 delay=0
-for i in $(seq 50); do
-	pidisk=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
-	[ -n "$pidisk" ] && break
-	sleep 0.2
-done
-[ -n "$pidisk" ] || die "no scsi_debug disk"
-pidisk=/dev/$pidisk
-[ "$(cat /sys/block/${pidisk#/dev/}/integrity/format)" = T10-DIF-TYPE1-CRC ] ||
-	die "scsi_debug disk without T10-DIF-TYPE1-CRC"
+pidisk=$(pi_disk 64 delay=0) || die "no scsi_debug disk with T10-DIF-TYPE1-CRC"
 truncate -s 64M /tmp/nopi.img
 
 sp_link sp0 spd0 10.77.0.1/24

@@ -282,24 +282,14 @@ case " $topos " in *" loopback "*) pi loopback sp0 ;; esac
 case " $topos " in *" two-devices "*) pi two-devices sp1 ;; esac
 
 # --- device removal with I/O in flight ---
-# io_load DISK: O_DIRECT writes and reads in a loop until they fail.
-io_load() {
-	local i=0
-	while [ -b "$1" ] &&
-		dd if=/dev/urandom of="$1" bs=64k count=16 seek=$((i % 64 * 16)) oflag=direct conv=nocreat,notrunc status=none &&
-		dd if="$1" of=/dev/null bs=64k count=16 skip=$((i % 64 * 16)) iflag=direct status=none; do
-		i=$((i + 1))
-	done
-}
-
 # under_load DEV: rdma link delete DEV while I/O runs on both disks; the
 # load ends within 60 s (the session's replacement_timeout is 5 s). Sets
 # t (seconds the delete took).
 under_load() {
 	local p0 p1
-	io_load "$(iscsi_disk 0)" >/dev/null 2>&1 </dev/null &
+	blk_load "$(iscsi_disk 0)" >/dev/null 2>&1 </dev/null &
 	p0=$!
-	io_load "$(iscsi_disk 1)" >/dev/null 2>&1 </dev/null &
+	blk_load "$(iscsi_disk 1)" >/dev/null 2>&1 </dev/null &
 	p1=$!
 	sleep 2
 	kill -0 $p0 2>/dev/null && kill -0 $p1 2>/dev/null || die "I/O ended before the delete of $1"

@@ -168,22 +168,11 @@ case " $topos " in *" loopback "*) run loopback sp0 "" ;; esac
 case " $topos " in *" two-devices "*) run two-devices sp1 10.77.1.1 ;; esac
 
 # --- device removal with I/O in flight ---
-# io_load DISK: O_DIRECT writes and reads in a loop until they fail (or
-# the disk is gone: nocreat, no regular file in its place).
-io_load() {
-	local i=0
-	while [ -b "$1" ] &&
-		dd if=/dev/urandom of="$1" bs=64k count=16 seek=$((i % 64 * 16)) oflag=direct conv=nocreat,notrunc status=none &&
-		dd if="$1" of=/dev/null bs=64k count=16 skip=$((i % 64 * 16)) iflag=direct status=none; do
-		i=$((i + 1))
-	done
-}
-
 # under_load DEV DISK: rdma link delete DEV while I/O runs on DISK; the
 # load ends within 60 s. Sets t (seconds the delete took).
 under_load() {
 	local p
-	io_load "$2" >/dev/null 2>&1 </dev/null &
+	blk_load "$2" >/dev/null 2>&1 </dev/null &
 	p=$!
 	sleep 3
 	kill -0 $p 2>/dev/null || die "I/O on $2 ended before the delete"

@@ -164,30 +164,6 @@ nvme_up() {
 # ios DEV: reads + writes completed on block device DEV.
 ios() { awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat"; }
 
-# verify_io DEV BACKING [BACKING_DIRECT]: data written through DEV at random
-# offsets in several sizes up to 1 MiB (O_DIRECT) reads back through DEV
-# and is what BACKING (the target's file or disk) holds. BACKING_DIRECT 1:
-# read the backing disk with O_DIRECT (its own integrity check runs).
-verify_io() {
-	local dev=$1 backing=$2 bflag= size blocks off span
-	[ "${3:-0}" = 1 ] && bflag=iflag=direct
-	span=$(($(blockdev --getsize64 "$dev") / 4096))
-	for size in 4096 8192 65536 131072 524288 1048576; do
-		blocks=$((size / 4096))
-		off=$(( (RANDOM * 32768 + RANDOM) % (span - blocks) ))
-		head -c "$size" /dev/urandom >/tmp/w
-		dd if=/tmp/w of="$dev" bs=4096 seek="$off" oflag=direct status=none ||
-			die "write of $size B at block $off to $dev"
-		dd if="$dev" of=/tmp/r bs=4096 skip="$off" count="$blocks" iflag=direct status=none ||
-			die "read of $size B at block $off from $dev"
-		cmp -s /tmp/w /tmp/r || die "$dev: $size B at block $off read back differ"
-		# shellcheck disable=SC2086 # empty or one flag
-		dd if="$backing" of=/tmp/b bs=4096 skip="$off" count="$blocks" $bflag status=none ||
-			die "read of $size B at block $off from the backing $backing"
-		cmp -s /tmp/w /tmp/b || die "$backing: $size B at block $off differ from what $dev wrote"
-	done
-}
-
 # trace_on EVENT...: an empty trace buffer and mlx5sp's EVENTs on;
 # trace_off: all of them off again.
 tracefs=/sys/kernel/tracing
@@ -226,21 +202,13 @@ link_delete() {
 	echo $((SECONDS - t0))
 }
 
-# pi_disk MB: load scsi_debug with one disk of MB MiB with DIF type 1 and
-# DIX (CRC guard) and print it (/dev/sdX). The debug kernel's module is in
-# its build tree, not under /lib/modules.
+# pi_disk MB [PARAM=VALUE...]: load scsi_debug (need_mod) with one disk of
+# MB MiB with DIF type 1 and DIX (CRC guard), more module parameters after,
+# and print it (/dev/sdX).
 pi_disk() {
-	local mod=scsi_debug k d
-	if ! modinfo scsi_debug >/dev/null 2>&1; then
-		for k in /var/cache/mlx5sp/kernel-*/build/drivers/scsi/scsi_debug.ko; do
-			[ "$(modinfo -F vermagic "$k" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] && mod=$k
-		done
-	fi
-	if [ "$mod" = scsi_debug ]; then
-		modprobe scsi_debug dev_size_mb="$1" dif=1 dix=1 guard=0 || return 1
-	else
-		insmod "$mod" dev_size_mb="$1" dif=1 dix=1 guard=0 || return 1
-	fi
+	local mb=$1 d
+	shift
+	need_mod scsi_debug dev_size_mb="$mb" dif=1 dix=1 guard=0 "$@"
 	for _ in $(seq 50); do
 		d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | head -n1)
 		[ -n "$d" ] && break
@@ -250,9 +218,10 @@ pi_disk() {
 	echo "/dev/$d"
 }
 
-# verify_whole DEV BACKING [BACKING_DIRECT]: as verify_io, but each size
-# (4 KiB to 1 MiB) at its random offset in one O_DIRECT write and one read,
-# so the ULP gets the whole size at once, not 4 KiB at a time; then data put
+# verify_whole DEV BACKING [BACKING_DIRECT]: data written through DEV at
+# random offsets, each size (4 KiB to 1 MiB) in one O_DIRECT write and one
+# read, so the ULP gets the whole size at once, reads back through DEV and
+# is what BACKING (the target's file or disk) holds; then data put
 # in BACKING at random offsets reads back through DEV. BACKING_DIRECT 1:
 # the backing disk by O_DIRECT (its integrity profile generates and checks
 # the PI). One program does it all (blkverify.py): under TCG each program
@@ -270,3 +239,14 @@ verify_whole() {
 # leave_by_port2_off ADDR undoes it.
 leave_by_port2() { ip rule add pref 50 to "$1" iif lo lookup 101; }
 leave_by_port2_off() { ip rule del pref 50 to "$1" iif lo lookup 101; }
+
+# blk_load DISK: O_DIRECT writes and reads in a loop until they fail (or
+# the disk is gone: nocreat, no regular file in its place).
+blk_load() {
+	local i=0
+	while [ -b "$1" ] &&
+		dd if=/dev/urandom of="$1" bs=64k count=16 seek=$((i % 64 * 16)) oflag=direct conv=nocreat,notrunc status=none &&
+		dd if="$1" of=/dev/null bs=64k count=16 skip=$((i % 64 * 16)) iflag=direct status=none; do
+		i=$((i + 1))
+	done
+}

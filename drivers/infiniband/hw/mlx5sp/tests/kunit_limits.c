@@ -182,46 +182,6 @@ static void limits_mr(struct kunit *test)
 		ib_dereg_mr(mr);
 }
 
-/* RESET to RTR with @dest_rd, then to RTS with @init_rd: the first error. */
-static int lim_connect(struct ulp *u, struct ib_qp *qp, int dest_rd,
-		       int init_rd)
-{
-	struct ib_qp_attr a = {
-		.qp_state = IB_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IB_ACCESS_REMOTE_READ,
-	};
-	int err;
-
-	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = dest_rd;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &u->gid, 0, u->gid_index, 64, 0);
-	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = init_rd;
-	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
-			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
-			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
-}
-
 static void limits_rd_atomic(struct kunit *test)
 {
 	struct ulp *u = lim_open(test);
@@ -247,7 +207,7 @@ static void limits_rd_atomic(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(rd); i++) {
 		qp = ib_create_qp(u->pd, &qa);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
-		err = lim_connect(u, qp, rd[i][0], rd[i][1]);
+		err = ulp_connect_depth(u, qp, qp->qp_num, rd[i][0], rd[i][1]);
 		if (!i) {
 			KUNIT_EXPECT_EQ_MSG(test, err, 0,
 					    "responder %d, initiator %d: %d",

@@ -70,9 +70,11 @@ static int ulp_find_gid(struct ulp *u)
 
 /*
  * RESET to RTS with the attributes RC takes (READ, atomics when the device
- * has them, retries) or UC takes (WRITE only, no responder resources).
+ * has them, retries, @dest_rd responder and @init_rd initiator READ/atomic
+ * depths) or UC takes (WRITE only, no responder resources).
  */
-static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dest)
+int ulp_connect_depth(struct ulp *u, struct ib_qp *qp, u32 dest, int dest_rd,
+		      int init_rd)
 {
 	bool rc = qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr a = {};
@@ -94,7 +96,7 @@ static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dest)
 	a.path_mtu = IB_MTU_1024;
 	a.dest_qp_num = dest;
 	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = dest_rd;
 	a.min_rnr_timer = 12;
 	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&a.ah_attr, 1);
@@ -110,10 +112,15 @@ static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dest)
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
+	a.max_rd_atomic = init_rd;
 	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
 			    (rc ? IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 			     IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dest)
+{
+	return ulp_connect_depth(u, qp, dest, 1, 1);
 }
 
 int poll_n(struct ulp *u, struct ib_wc *wc, int n)

@@ -36,6 +36,9 @@ struct ulp {
 struct ulp *ulp_open(struct kunit *test, const char *name, int cqe);
 /* Two QPs of @qa (CQs unless set, events filled in here) connected, in RTS. */
 void ulp_pair(struct kunit *test, struct ulp *u, struct ib_qp_init_attr *qa);
+/* @qp (RESET) to RTS towards QP @dest with these READ/atomic depths. */
+int ulp_connect_depth(struct ulp *u, struct ib_qp *qp, u32 dest, int dest_rd,
+		      int init_rd);
 /* "ku_ib0" with two RC QPs of @create_flags in RTS. */
 struct ulp *ulp_setup_flags(struct kunit *test, u32 create_flags);
 /* Tear down now rather than with the test (kunit_release_action). */
