@@ -44,6 +44,12 @@ TRACE_EVENT(mlx5sp_cmd,
 		  __entry->err, __entry->ns / 1000)
 );
 
+#define mlx5sp_show_qp_state(state)					\
+	__print_symbolic(state, { IB_QPS_RESET, "RESET" },		\
+			 { IB_QPS_INIT, "INIT" }, { IB_QPS_RTR, "RTR" },	\
+			 { IB_QPS_RTS, "RTS" }, { IB_QPS_SQD, "SQD" },	\
+			 { IB_QPS_SQE, "SQE" }, { IB_QPS_ERR, "ERR" })
+
 TRACE_EVENT(mlx5sp_qp_modify,
 	TP_PROTO(const char *dev, u32 qpn, int cur, int new, int err),
 	TP_ARGS(dev, qpn, cur, new, err),
@@ -62,14 +68,8 @@ TRACE_EVENT(mlx5sp_qp_modify,
 		__entry->err = err;
 	),
 	TP_printk("%s qpn 0x%x %s -> %s err %d", __get_str(dev), __entry->qpn,
-		  __print_symbolic(__entry->cur, { IB_QPS_RESET, "RESET" },
-				   { IB_QPS_INIT, "INIT" }, { IB_QPS_RTR, "RTR" },
-				   { IB_QPS_RTS, "RTS" }, { IB_QPS_SQD, "SQD" },
-				   { IB_QPS_SQE, "SQE" }, { IB_QPS_ERR, "ERR" }),
-		  __print_symbolic(__entry->new, { IB_QPS_RESET, "RESET" },
-				   { IB_QPS_INIT, "INIT" }, { IB_QPS_RTR, "RTR" },
-				   { IB_QPS_RTS, "RTS" }, { IB_QPS_SQD, "SQD" },
-				   { IB_QPS_SQE, "SQE" }, { IB_QPS_ERR, "ERR" }),
+		  mlx5sp_show_qp_state(__entry->cur),
+		  mlx5sp_show_qp_state(__entry->new),
 		  __entry->err)
 );
 
