@@ -108,7 +108,10 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	MLX5_SET(cmd_hca_cap, c, log_max_ra_res_qp, 4);
 	MLX5_SET(cmd_hca_cap, c, gid_table_size, 256);
 	MLX5_SET(cmd_hca_cap, c, out_of_seq_cnt, 1);
-	MLX5_SET(cmd_hca_cap, c, max_qp_cnt, 64);
+	MLX5_SET(cmd_hca_cap, c, max_qp_cnt, SIM_MAX_Q_COUNTERS);
+	MLX5_SET(cmd_hca_cap, c, retransmission_q_counters, 1);
+	MLX5_SET(cmd_hca_cap, c, enhanced_error_q_counters, 1);
+	MLX5_SET(cmd_hca_cap, c, rts2rts_qp_counters_set_id, 1);
 	/* 0 means 128 entries; RoCE has no P_Keys to speak of */
 	MLX5_SET(cmd_hca_cap, c, pkey_table_size, 0);
 	MLX5_SET(cmd_hca_cap, c, local_ca_ack_delay, 16);

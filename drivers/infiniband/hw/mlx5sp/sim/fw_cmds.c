@@ -67,6 +67,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	xa_destroy(&sim->pds);
 	sim_roce_reset(sim);
 	sim_uctx_reset(sim);
+	sim_qcnt_reset(sim);
 	sim->page_delta = 0;
 }
 

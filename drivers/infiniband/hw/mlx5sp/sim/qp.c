@@ -43,6 +43,7 @@ enum {
 	SIM_QPF_RRA		= BIT(13),
 	SIM_QPF_UD_RTS		= BIT(14),	/* next_send_psn */
 	SIM_QPF_DRAIN_SIGERR	= BIT(15),
+	SIM_QPF_COUNTER		= BIT(16),	/* counter_set_id */
 };
 
 /* opt_param_mask bit -> field group */
@@ -64,6 +65,7 @@ static const struct {
 	{ MLX5_QP_OPTPAR_SRA_MAX, SIM_QPF_SRA },
 	{ MLX5_QP_OPTPAR_RRA_MAX, SIM_QPF_RRA },
 	{ MLX5SP_QP_OPTPAR_DRAIN_SIGERR, SIM_QPF_DRAIN_SIGERR },
+	{ MLX5_QP_OPTPAR_COUNTER_SET_ID, SIM_QPF_COUNTER },
 };
 
 struct sim_qp_trans {
@@ -78,25 +80,26 @@ struct sim_qp_trans {
 
 static const struct sim_qp_trans sim_qp_trans[] = {
 	{ MLX5_CMD_OP_RST2INIT_QP, BIT(MLX5_QP_STATE_RST), MLX5_QP_STATE_INIT,
-	  true, SIM_QPF_ACCESS | SIM_QPF_PKEY | SIM_QPF_PORT,
-	  SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT, SIM_QPF_PM },
+	  true, SIM_QPF_ACCESS | SIM_QPF_PKEY | SIM_QPF_PORT | SIM_QPF_COUNTER,
+	  SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT | SIM_QPF_COUNTER,
+	  SIM_QPF_PM },
 	{ MLX5_CMD_OP_INIT2INIT_QP, BIT(MLX5_QP_STATE_INIT),
 	  MLX5_QP_STATE_INIT, true, 0, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_PORT |
-	  SIM_QPF_DRAIN_SIGERR },
+	  SIM_QPF_DRAIN_SIGERR | SIM_QPF_COUNTER },
 	{ MLX5_CMD_OP_INIT2RTR_QP, BIT(MLX5_QP_STATE_INIT), MLX5_QP_STATE_RTR,
 	  true, SIM_QPF_PATH | SIM_QPF_RTR, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_PKEY | SIM_QPF_RNR_TIMEOUT |
-	  SIM_QPF_RRA | SIM_QPF_PM },
+	  SIM_QPF_RRA | SIM_QPF_PM | SIM_QPF_COUNTER },
 	{ MLX5_CMD_OP_RTR2RTS_QP, BIT(MLX5_QP_STATE_RTR), MLX5_QP_STATE_RTS,
 	  true, SIM_QPF_RTS, SIM_QPF_UD_RTS,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_RNR_TIMEOUT | SIM_QPF_PM |
-	  SIM_QPF_PATH | SIM_QPF_SRA },
+	  SIM_QPF_PATH | SIM_QPF_SRA | SIM_QPF_COUNTER },
 	{ MLX5_CMD_OP_RTS2RTS_QP, BIT(MLX5_QP_STATE_RTS), MLX5_QP_STATE_RTS,
 	  true, 0, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_RNR_TIMEOUT | SIM_QPF_PM |
 	  SIM_QPF_PATH | SIM_QPF_ACK_TIMEOUT | SIM_QPF_RETRY |
-	  SIM_QPF_RNR_RETRY | SIM_QPF_SRA | SIM_QPF_RRA },
+	  SIM_QPF_RNR_RETRY | SIM_QPF_SRA | SIM_QPF_RRA | SIM_QPF_COUNTER },
 	{ MLX5_CMD_OP_SQERR2RTS_QP, BIT(MLX5_QP_STATE_SQER),
 	  MLX5_QP_STATE_RTS, true, 0, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_RNR_TIMEOUT },
@@ -106,7 +109,7 @@ static const struct sim_qp_trans sim_qp_trans[] = {
 	  true, 0, 0,
 	  SIM_QPF_ACCESS | SIM_QPF_QKEY | SIM_QPF_RNR_TIMEOUT |
 	  SIM_QPF_PATH | SIM_QPF_ACK_TIMEOUT | SIM_QPF_RETRY |
-	  SIM_QPF_RNR_RETRY | SIM_QPF_SRA | SIM_QPF_RRA },
+	  SIM_QPF_RNR_RETRY | SIM_QPF_SRA | SIM_QPF_RRA | SIM_QPF_COUNTER },
 	{ MLX5_CMD_OP_2ERR_QP, SIM_QPS_ALL, MLX5_QP_STATE_ERR, false, 0, 0, 0 },
 	{ MLX5_CMD_OP_2RST_QP, SIM_QPS_ALL, MLX5_QP_STATE_RST, false, 0, 0, 0 },
 };
@@ -175,6 +178,7 @@ static void sim_qp_decode(struct sim_qp *qp)
 	qp->rwe = MLX5_GET(qpc, qp->qpc, rwe);
 	qp->rae = qp->st == MLX5_QP_ST_RC && MLX5_GET(qpc, qp->qpc, rae);
 	qp->drain_sigerr = MLX5_GET(qpc, qp->qpc, drain_sigerr);
+	WRITE_ONCE(qp->qcnt, MLX5_GET(qpc, qp->qpc, counter_set_id));
 	if (qp->st == MLX5_QP_ST_QP1)
 		qp->qkey = SIM_QP1_QKEY;
 }
@@ -223,6 +227,11 @@ static int sim_qp_check_fields(struct sim_cmd *c, struct sim_qp *qp,
 	      (MLX5SP_SIM_NO_SIG | MLX5SP_SIM_NO_DRAIN_SIGERR))))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_QP_UNSUPPORTED);
+	/* a Q counter set that exists, or 0: none */
+	if ((groups & SIM_QPF_COUNTER) && MLX5_GET(qpc, in, counter_set_id) &&
+	    !sim_qcnt_valid(c->sim, MLX5_GET(qpc, in, counter_set_id)))
+		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
+				MLX5SP_SIM_SYND_QCNT_NOT_FOUND);
 	if ((groups & SIM_QPF_RTR) &&
 	    (MLX5_GET(qpc, in, mtu) < MLX5_QPC_MTU_256_BYTES ||
 	     MLX5_GET(qpc, in, mtu) > MLX5_QPC_MTU_4K_BYTES))
@@ -282,6 +291,8 @@ static void sim_qp_apply(u32 *qpc, const void *in, u32 groups)
 		SIM_QPC_COPY(qpc, in, log_rra_max);
 	if (groups & SIM_QPF_DRAIN_SIGERR)
 		SIM_QPC_COPY(qpc, in, drain_sigerr);
+	if (groups & SIM_QPF_COUNTER)
+		SIM_QPC_COPY(qpc, in, counter_set_id);
 }
 
 static u32 sim_qp_groups(const struct sim_qp_trans *t, const struct sim_qp *qp,

@@ -121,6 +121,7 @@ static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err,
 	};
 
 	sim_engine_count_err(qp->sim, syndrome);
+	sim_qcnt_cqe_err(qp, false, syndrome);
 	sim_rq_cqe(qp, &ci, idx);
 	if (to_err)
 		sim_qp_set_error(qp);
@@ -131,6 +132,7 @@ static int sim_rq_nak(struct sim_qp *qp, struct sim_resp_req *r,
 		      u8 syndrome, u8 event)
 {
 	r->syndrome = syndrome;
+	sim_qcnt_nak(qp, syndrome);
 	/* UC: a bad packet is dropped, the QP stays as it was */
 	if (qp->st == MLX5_QP_ST_UC)
 		return SIM_RESP_ERR;
@@ -364,6 +366,33 @@ static int sim_rq_atomic(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /* An RC request from @r->src_qpn. */
+/*
+ * Q counters of a request the responder took (an RNR NAK drops it: no
+ * receive WQE, out_of_buffer; the requester sends it again).
+ */
+static void sim_rq_count(struct sim_qp *qp, u8 wqe_opcode, int res)
+{
+	if (res == SIM_RESP_RNR) {
+		sim_qcnt_inc(qp, SIM_QC_out_of_buffer);
+		return;
+	}
+	switch (wqe_opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		sim_qcnt_inc(qp, SIM_QC_rx_write_requests);
+		break;
+	case MLX5_OPCODE_RDMA_READ:
+		sim_qcnt_inc(qp, SIM_QC_rx_read_requests);
+		break;
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		sim_qcnt_inc(qp, SIM_QC_rx_atomic_requests);
+		break;
+	default:
+		break;
+	}
+}
+
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
 		   struct sim_resp_req *r)
 {
@@ -396,6 +425,7 @@ int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
 				 MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		break;
 	}
+	sim_rq_count(qp, r->wqe_opcode, res);
 	spin_unlock(&qp->rq_lock);
 	return res;
 }
@@ -539,6 +569,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 	while (n--) {
 		sim_rq_cqe(qp, &ci, qp->rq_ci++);
 		atomic64_inc(&qp->sim->estats.flushed);
+		sim_qcnt_cqe_err(qp, false, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 		work = true;
 	}
 	/* a record beyond the queue: what was not posted is not flushed */

@@ -373,6 +373,7 @@ struct sim_qp {
 	u8 rnr_retry;
 	u8 ack_timeout;
 	bool rre, rwe, rae;
+	u8 qcnt;			/* counter_set_id; READ_ONCE in the data path */
 
 	spinlock_t sq_lock;		/* protects the requester below */
 	u16 sq_ci;			/* next basic block to execute */
@@ -500,6 +501,43 @@ struct sim_engine {
 	struct sim_sig_log sig_log;	/* of the executing WQE */
 };
 
+/* Q counters (counters.c): the fields a set counts, query_q_counter_out */
+enum sim_qc {
+	SIM_QC_rx_write_requests,
+	SIM_QC_rx_read_requests,
+	SIM_QC_rx_atomic_requests,
+	SIM_QC_out_of_buffer,
+	SIM_QC_rnr_nak_retry_err,
+	SIM_QC_local_ack_timeout_err,
+	SIM_QC_req_rnr_retries_exceeded,
+	SIM_QC_req_transport_retries_exceeded,
+	SIM_QC_resp_local_length_error,
+	SIM_QC_req_local_length_error,
+	SIM_QC_resp_local_qp_error,
+	SIM_QC_local_operation_error,
+	SIM_QC_resp_local_protection,
+	SIM_QC_req_local_protection,
+	SIM_QC_resp_cqe_error,
+	SIM_QC_req_cqe_error,
+	SIM_QC_req_remote_invalid_request,
+	SIM_QC_resp_remote_invalid_request,
+	SIM_QC_req_remote_access_errors,
+	SIM_QC_resp_remote_access_errors,
+	SIM_QC_req_remote_operation_errors,
+	SIM_QC_resp_cqe_flush_error,
+	SIM_QC_req_cqe_flush_error,
+	SIM_QC_NR,
+};
+
+#define SIM_MAX_Q_COUNTERS	64	/* max_qp_cnt; set 0 is none */
+
+struct sim_qcnt {
+	/* allocated sets: changed under fw_lock, read there */
+	DECLARE_BITMAP(map, SIM_MAX_Q_COUNTERS);
+	/* values: added to by the data path locklessly, read by QUERY */
+	atomic_t val[SIM_MAX_Q_COUNTERS][SIM_QC_NR];
+};
+
 struct sim_fault {
 	u16 fail_opcode;
 	u8 fail_status;
@@ -603,6 +641,8 @@ struct mlx5sp_sim {
 
 	spinlock_t stats_lock;		/* protects stats */
 	struct mlx5sp_sim_stats stats;
+
+	struct sim_qcnt qcnt;		/* Q counter sets (counters.c) */
 };
 
 /* One command in execution; handlers fill out and set status/syndrome. */
@@ -924,6 +964,16 @@ bool sim_mkey_sig_snapshot(const struct sim_mkey *mk, struct mlx5_bsf *bsf,
 			   u64 *start, u64 *mem_len);
 u8 sim_sig_log_cqes(struct sim_cq *cq, u32 qpn, const struct sim_sig_log *log,
 		    bool dst);
+
+/* counters.c: Q counters */
+int sim_cmd_alloc_q_counter(struct sim_cmd *c);
+int sim_cmd_dealloc_q_counter(struct sim_cmd *c);
+int sim_cmd_query_q_counter(struct sim_cmd *c);
+bool sim_qcnt_valid(struct mlx5sp_sim *sim, u32 id);
+void sim_qcnt_reset(struct mlx5sp_sim *sim);
+void sim_qcnt_inc(struct sim_qp *qp, enum sim_qc which);
+void sim_qcnt_cqe_err(struct sim_qp *qp, bool req, u8 syndrome);
+void sim_qcnt_nak(struct sim_qp *qp, u8 syndrome);
 
 /* fabric.c */
 void sim_fabric_add(struct mlx5sp_sim *sim);

@@ -146,6 +146,7 @@ static enum sim_wqe_res sim_sq_error(struct sim_qp *qp,
 				     const struct sim_wqe *w, u8 syndrome)
 {
 	sim_engine_count_err(qp->sim, syndrome);
+	sim_qcnt_cqe_err(qp, true, syndrome);
 	sim_sq_complete(qp, w, MLX5_CQE_REQ_ERR, syndrome, 0);
 	qp->sq_ci = w->start + w->nbb;
 	sim_qp_set_error(qp);
@@ -254,6 +255,7 @@ static enum sim_wqe_res sim_sq_rnr(struct sim_qp *qp, const struct sim_wqe *w,
 		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
 	if (qp->rnr_left != SIM_INFINITE_RNR)
 		qp->rnr_left--;
+	sim_qcnt_inc(qp, SIM_QC_rnr_nak_retry_err);
 	qp->wait = SIM_SQ_WAIT_RNR;
 	qp->wait_until = ktime_get_ns() + (u64)sim_rnr_usec[timer] *
 			 NSEC_PER_USEC;
@@ -275,6 +277,7 @@ static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
 			return sim_sq_error(qp, w,
 				MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 		qp->retry_left--;
+		sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
 		ns = 4096ULL << min_t(u8, qp->ack_timeout, 31);
 		ns = clamp_t(u64, ns, SIM_MIN_RETRY_NS, SIM_MAX_RETRY_NS);
 	}
@@ -672,6 +675,7 @@ bool sim_sq_flush(struct sim_qp *qp)
 				MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0);
 		qp->sq_ci += w.nbb;
 		atomic64_inc(&qp->sim->estats.flushed);
+		sim_qcnt_cqe_err(qp, true, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 		work = true;
 	}
 unlock:

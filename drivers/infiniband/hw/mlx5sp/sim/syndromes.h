@@ -7,7 +7,8 @@
  * 0x5b<area><nn>: area 01 generic, 02 HCA life cycle, 03 ISSI, 04 pages,
  * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 09 MKEY, 0a CQ, 0b QP,
  * 0c RoCE addresses and vports, 0d transport domains, 0e DMA buffers,
- * 0f model-internal, 10 DEVX user contexts and user memory, 11 SRQ.
+ * 0f model-internal, 10 DEVX user contexts and user memory, 11 SRQ,
+ * 12 Q counters.
  */
 #ifndef MLX5SP_SIM_SYNDROMES_H
 #define MLX5SP_SIM_SYNDROMES_H
@@ -209,6 +210,13 @@ enum mlx5sp_sim_syndrome {
 	MLX5SP_SIM_SYND_PSV_EXHAUSTED = 0x5b200003,
 	/* DESTROY_PSV psvn does not exist */
 	MLX5SP_SIM_SYND_PSV_NOT_FOUND = 0x5b200004,
+
+	/* no free Q counter set (max_qp_cnt) */
+	MLX5SP_SIM_SYND_QCNT_EXHAUSTED = 0x5b120001,
+	/* counter_set_id names no allocated Q counter set */
+	MLX5SP_SIM_SYND_QCNT_NOT_FOUND = 0x5b120002,
+	/* QUERY_Q_COUNTER other_vport, vport_number or aggregate not 0 */
+	MLX5SP_SIM_SYND_QCNT_BAD_PARAM = 0x5b120003,
 
 	/* model out of memory */
 	MLX5SP_SIM_SYND_NO_MEMORY = 0x5b0f0001,
