@@ -20,7 +20,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
-	check test kunit vm-test stock-test demo install install-userspace clean
+	check test kunit vm-test stock-test demo install install-userspace deb clean
 
 all: modules
 
@@ -119,6 +119,11 @@ KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
 	depmod -a $(KRELEASE)
+
+# Debian packages (debian/: mlx5sp-dkms, libmlx5sp1, libmlx5sp-dev) into
+# .build/deb, unsigned, checked by lintian (scripts/deb).
+deb: setup
+	@$(TOP)/scripts/deb
 
 clean:
 	[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean
