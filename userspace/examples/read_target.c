@@ -15,8 +15,10 @@
  * Both ends run in this process on one device, connected over RoCE.
  *
  * usage: mlx5sp-read-target -d DEV [-g GID_INDEX] [-n READS] [-b BLOCKS]
- *                           [-c guard|apptag|reftag:K ...]
- * -c KIND:K corrupts the protection of the first block of READ K. Exit
+ *                           [-c guard|apptag|reftag:K ...] [-v]
+ * -c KIND:K corrupts the protection of the first block of READ K. -v tells
+ * each stop: the SQ_DRAINED event with the QP's state, the bad READs, the
+ * QP resumed by libmlx5sp (make demo shows it). Exit
  * status 0 when every READ ended as expected: corrupted ones with a
  * signature error of their kind and a bad response, the others with their
  * data and a good response.
@@ -65,6 +67,7 @@ struct read_req {
 };
 
 static unsigned int nreads = 8, nblocks = 4, gid_index = 1;
+static int verbose;
 #define TIMEOUT_S	30
 static struct read_req reads[MAX_READS];
 
@@ -335,6 +338,25 @@ static int check_initiator(struct end *ini, unsigned int k, const char *resp,
 	return 0;
 }
 
+static const char *qp_state_str(struct ibv_qp *qp)
+{
+	static const char * const names[] = {
+		[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT",
+		[IBV_QPS_RTR] = "RTR", [IBV_QPS_RTS] = "RTS",
+		[IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
+		[IBV_QPS_ERR] = "ERR",
+	};
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return "unknown (query failed)";
+	if ((unsigned int)a.qp_state >= sizeof(names) / sizeof(names[0]) ||
+	    !names[a.qp_state])
+		return "unknown";
+	return names[a.qp_state];
+}
+
 static enum mlx5dv_mkey_err_type parse_kind(const char *s)
 {
 	if (!strcmp(s, "guard"))
@@ -365,7 +387,7 @@ int main(int argc, char **argv)
 	struct ibv_wc wc[16];
 	char *colon;
 
-	while ((opt = getopt(argc, argv, "d:g:n:b:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:n:b:c:v")) != -1) {
 		switch (opt) {
 		case 'd': devname = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -382,6 +404,7 @@ int main(int argc, char **argv)
 				goto usage;
 			reads[k].inject = parse_kind(kindp);
 			break;
+		case 'v': verbose = 1; break;
 		default:
 			goto usage;
 		}
@@ -455,6 +478,10 @@ int main(int argc, char **argv)
 		struct ibv_async_event ev;
 
 		if (ibv_get_async_event(t.ctx, &ev) == 0) {
+			if (verbose && ev.event_type == IBV_EVENT_SQ_DRAINED)
+				printf("SQ_DRAINED: QP 0x%x stopped, in %s\n",
+				       ev.element.qp->qp_num,
+				       qp_state_str(ev.element.qp));
 			ret = mlx5sp_pipe_event(pipe, &ev);
 			ibv_ack_async_event(&ev);
 			if (ret < 0) {
@@ -480,6 +507,11 @@ int main(int argc, char **argv)
 				if (post_bad_response(&t, k))
 					return 1;
 			}
+			/* >= 0: libmlx5sp moved the QP SQD->RTS (it may stop
+			 * again at once, on the next bad READ)
+			 */
+			if (verbose && ret == 1)
+				printf("QP 0x%x resumed: SQD -> RTS\n", t.qp->qp_num);
 		}
 		n = ibv_poll_cq(t.cq, 16, wc);
 		for (i = 0; i < n; i++)
@@ -524,7 +556,7 @@ int main(int argc, char **argv)
 	mlx5sp_pipe_destroy(pipe);
 	return errors ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: %s -d DEV [-g GID] [-n READS] [-b BLOCKS] [-c guard|apptag|reftag:K ...]\n",
+	fprintf(stderr, "usage: %s -d DEV [-g GID] [-n READS] [-b BLOCKS] [-c guard|apptag|reftag:K ...] [-v]\n",
 		argv[0]);
 	return 2;
 }
