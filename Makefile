@@ -111,7 +111,9 @@ $(TOP)/.build/bench/mlx5sp-sigbench: $(TOP)/bench/mlx5sp-sigbench.c
 bench: modules userprogs
 	@$(TOP)/scripts/bench
 
-demo: modules
+# The guided tour in one stock-kernel VM (scripts/demo): the modules and
+# libmlx5sp's example target (mlx5sp-read-target) are all it runs.
+demo: modules userspace
 	@$(TOP)/scripts/demo
 
 # Installs the modules for the kernel KDIR belongs to, as DKMS does.
