@@ -1,0 +1,1717 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * fuzz_verbs: a seeded, reproducible uverbs/DEVX fuzzer for one device.
+ *
+ * Every process keeps a few contexts on DEV and what lives in them (PDs,
+ * CQs, QPs, SRQs, MRs, MWs, AHs, completion and DEVX event channels,
+ * DEVX objects, umems and UARs), and makes random calls on them: most are
+ * valid-ish so they reach deep (create, modify, query and destroy in any
+ * order with random attributes; DEVX commands laid out with the kernel's
+ * mlx5_ifc.h and then mutated), a share are not (handles of freed objects,
+ * object ids and umems of other contexts and processes, lying lengths,
+ * MKEYs over freed or foreign memory, raw write() and ioctl() commands on
+ * the uverbs file with random headers and attributes, random WQEs posted
+ * straight into user send queues with the doorbell rung).
+ *
+ * Call I of process P draws everything from a generator seeded by (SEED,
+ * P, I) alone, so a run is reproduced by its seed: --procs 1 --proc P
+ * replays process P's calls in order. Each call is noted before it is
+ * made (in memory shared with the parent, and with --journal in
+ * DIR/journal.P); the parent watches the kernel log (/dev/kmsg) and, when
+ * a report (WARNING, BUG, KASAN, lockdep, Oops...) appears or a process
+ * dies or hangs, prints the seed with the call each process was in and
+ * writes DIR/replay.sh, the command that replays it.
+ *
+ * When more than one runs, the last one runs as nobody (--unpriv): it
+ * opens the device as nobody, which rdma-core's udev rules allow (0666),
+ * as uverbs refuses write() commands on a file opened with other
+ * credentials.
+ *
+ *   fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P]
+ *                  [--journal DIR] [--verbose]
+ * Ends with "fuzz: N calls, M distinct methods (K succeeded), seed S".
+ * Exit 0: no kernel report, every process finished; 1: otherwise.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
+
+#include "prm.h"
+
+#define NCTX		2	/* contexts per process */
+#define NOBJ		6	/* slots of each kind per context */
+#define NIDS		64	/* ids seen, shared by all processes */
+#define BUFSZ		16384
+#define CALL_TIMEOUT	120	/* seconds a call may take under TCG */
+#define MAXPROCS	16
+
+/* ---- the generator: xorshift64*, seeded per call ---- */
+
+static uint64_t rs;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return rs * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned int rn(unsigned int n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static int chance(unsigned int n)	/* true one time in n */
+{
+	return rn(n) == 0;
+}
+
+static void seed_call(uint64_t seed, unsigned int proc, uint64_t call)
+{
+	/* splitmix64 of the three, never zero */
+	uint64_t z = seed * 0x9e3779b97f4a7c15ULL + ((uint64_t)proc << 48) + call;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	rs = (z ^ (z >> 31)) | 1;
+}
+
+/* ---- what the parent sees of each process ---- */
+
+struct method {
+	const char *name;
+	void (*fn)(void);
+	unsigned int weight;
+};
+
+struct shared {
+	uint32_t ids[NIDS];		/* object ids of all contexts */
+	uint64_t calls[MAXPROCS];	/* calls made */
+	uint64_t cur[MAXPROCS];		/* the call being made */
+	char what[MAXPROCS][128];	/* its method and arguments */
+	uint64_t tried[64], ok[64];	/* per method */
+	int done[MAXPROCS];
+};
+
+static struct shared *sh;
+static unsigned int me;
+static int jfd = -1, verbose, nprocs = 1;
+static const struct method *cur_m;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	char *w = sh->what[me];
+	size_t n = strlen(w);
+	va_list ap;
+
+	if (n >= sizeof(sh->what[0]) - 2)
+		return;
+	w[n++] = ' ';
+	va_start(ap, fmt);
+	vsnprintf(w + n, sizeof(sh->what[0]) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void see_id(uint32_t id)
+{
+	if (id && nprocs > 1)
+		sh->ids[rn(NIDS)] = id;
+	else if (id)
+		sh->ids[rn(NIDS / 2)] = id;
+}
+
+/* ---- per-context state ---- */
+
+struct qpslot {
+	struct ibv_qp *qp;
+	struct mlx5dv_qp dv;
+	int dvok, raw;
+	unsigned int pi;
+};
+
+struct mrslot {
+	struct ibv_mr *mr;
+	void *buf;
+	size_t len;
+};
+
+struct umslot {
+	struct mlx5dv_devx_umem *um;
+	void *buf;
+	size_t len;
+};
+
+struct dobj {
+	struct mlx5dv_devx_obj *o;
+	uint16_t type;		/* creating opcode */
+	uint32_t id;
+};
+
+struct ctx {
+	struct ibv_context *c;
+	struct ibv_pd *pd[NOBJ];
+	struct ibv_cq *cq[NOBJ];
+	struct qpslot qp[NOBJ];
+	struct ibv_srq *srq[NOBJ];
+	struct mrslot mr[NOBJ];
+	struct ibv_mw *mw[NOBJ];
+	struct ibv_ah *ah[NOBJ];
+	struct ibv_comp_channel *ch[NOBJ];
+	struct dobj dobj[NOBJ];
+	struct umslot um[NOBJ];
+	struct mlx5dv_devx_uar *uar[NOBJ];
+	struct mlx5dv_devx_event_channel *ev[NOBJ];
+	struct mlx5dv_devx_cmd_comp *comp[NOBJ];
+	uint32_t freed_umem, freed_mkey;
+};
+
+static struct ctx ctxs[NCTX];
+static struct ctx *C;		/* this call's context */
+static struct ibv_device *dev;
+static uint8_t *scratch;	/* BUFSZ, for command buffers */
+static uint8_t *outbuf;		/* BUFSZ, for responses */
+static uint32_t freed_lkeys[8];
+
+#define SLOT(arr)	((int)rn(NOBJ))
+#define PICK(arr)	(arr)[SLOT(arr)]
+
+static int free_slot_idx(void **p, size_t stride)
+{
+	int i, s = rn(NOBJ);
+
+	for (i = 0; i < NOBJ; i++) {
+		int k = (s + i) % NOBJ;
+
+		if (!*(void **)((char *)p + k * stride))
+			return k;
+	}
+	return -1;
+}
+
+#define FREE_SLOT(arr)	free_slot_idx((void **)&(arr)[0], sizeof((arr)[0]))
+
+/* A random value that may matter: small, edge, or an id someone has. */
+static uint32_t val32(void)
+{
+	switch (rn(8)) {
+	case 0: return 0;
+	case 1: return rn(16);
+	case 2: return 0xffffffffu >> rn(32);
+	case 3: return 1u << rn(32);
+	case 4:
+	case 5: return sh->ids[rn(NIDS)];
+	default: return rnd();
+	}
+}
+
+static struct ibv_pd *any_pd(void)
+{
+	struct ibv_pd *pd = PICK(C->pd);
+
+	return pd ?: C->pd[0];
+}
+
+static struct ibv_cq *any_cq(void)
+{
+	return PICK(C->cq);
+}
+
+static uint32_t pdn_of(struct ibv_pd *pd)
+{
+	struct mlx5dv_pd dpd;
+	struct mlx5dv_obj o = { .pd = { .in = pd, .out = &dpd } };
+
+	if (!pd || mlx5dv_init_obj(&o, MLX5DV_OBJ_PD))
+		return val32();
+	return dpd.pdn;
+}
+
+static uint32_t cqn_of(struct ibv_cq *cq)
+{
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj o = { .cq = { .in = cq, .out = &dcq } };
+
+	if (!cq || mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ))
+		return val32();
+	return dcq.cqn;
+}
+
+static uint32_t umem_id(void)
+{
+	struct umslot *u = &PICK(C->um);
+
+	if (chance(8))
+		return C->freed_umem;
+	if (chance(8))
+		return val32();
+	return u->um ? u->um->umem_id : val32();
+}
+
+static uint32_t uar_page(void)
+{
+	struct mlx5dv_devx_uar *u = PICK(C->uar);
+
+	return u && !chance(8) ? u->page_id : val32();
+}
+
+/* ---- methods: verbs ---- */
+
+static int ok_;		/* the call succeeded */
+#define OK(x)	(ok_ = !!(x))
+
+static void m_query(void)
+{
+	struct ibv_device_attr_ex a;
+	struct ibv_port_attr pa;
+	struct mlx5dv_context dv = { .comp_mask = ~0ull };
+	union ibv_gid gid;
+
+	switch (rn(4)) {
+	case 0:
+		note("query_device_ex");
+		OK(!ibv_query_device_ex(C->c, NULL, &a));
+		break;
+	case 1:
+		note("query_port");
+		OK(!ibv_query_port(C->c, rn(3), &pa));
+		break;
+	case 2:
+		note("query_gid");
+		OK(!ibv_query_gid(C->c, rn(3), rn(4) == 0 ? rnd() : rn(8), &gid));
+		break;
+	default:
+		note("mlx5dv_query_device");
+		OK(!mlx5dv_query_device(C->c, &dv));
+	}
+}
+
+static int m_alloc_pd_(void)
+{
+	int i = FREE_SLOT(C->pd);
+
+	if (i < 0)
+		return 0;
+	C->pd[i] = ibv_alloc_pd(C->c);
+	if (C->pd[i])
+		see_id(pdn_of(C->pd[i]));
+	return C->pd[i] != NULL;
+}
+
+static void m_alloc_pd(void)
+{
+	OK(m_alloc_pd_());
+}
+
+static void m_dealloc_pd(void)
+{
+	int i = SLOT(C->pd);
+
+	if (!C->pd[i] || i == 0)	/* slot 0 stays, for the rest */
+		return;
+	if (!OK(!ibv_dealloc_pd(C->pd[i])) && errno == EBUSY)
+		return;
+	C->pd[i] = NULL;
+}
+
+static void m_create_cq(void)
+{
+	int i = FREE_SLOT(C->cq), cqe = chance(4) ? rnd() % 70000 : rn(300);
+	struct ibv_comp_channel *ch = chance(2) ? PICK(C->ch) : NULL;
+
+	if (i < 0)
+		return;
+	note("cqe %d ch %p", cqe, (void *)ch);
+	C->cq[i] = ibv_create_cq(C->c, cqe, NULL, ch, rn(4));
+	if (OK(C->cq[i]))
+		see_id(cqn_of(C->cq[i]));
+}
+
+static void m_cq_ops(void)
+{
+	struct ibv_cq *cq = any_cq();
+	struct ibv_wc wc[8];
+
+	if (!cq)
+		return;
+	switch (rn(3)) {
+	case 0:
+		note("poll");
+		OK(ibv_poll_cq(cq, 1 + rn(8), wc) >= 0);
+		break;
+	case 1:
+		note("req_notify");
+		OK(!ibv_req_notify_cq(cq, rn(2)));
+		break;
+	default:
+		note("resize");
+		OK(!ibv_resize_cq(cq, rn(400)));
+	}
+}
+
+static void m_destroy_cq(void)
+{
+	int i = SLOT(C->cq);
+
+	if (!C->cq[i])
+		return;
+	if (!OK(!ibv_destroy_cq(C->cq[i])) && errno == EBUSY)
+		return;
+	C->cq[i] = NULL;
+}
+
+static void m_create_qp(void)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_RAW_PACKET,
+		IBV_QPT_XRC_SEND, IBV_QPT_DRIVER,
+	};
+	int i = FREE_SLOT(C->qp);
+	struct ibv_qp_init_attr a = {
+		.send_cq = any_cq(),
+		.recv_cq = any_cq(),
+		.srq = chance(4) ? PICK(C->srq) : NULL,
+		.qp_type = chance(6) ? types[rn(6)] : types[rn(3)],
+		.sq_sig_all = rn(2),
+		.cap = {
+			.max_send_wr = chance(8) ? rnd() % 100000 : rn(80),
+			.max_recv_wr = chance(8) ? rnd() % 100000 : rn(80),
+			.max_send_sge = rn(chance(8) ? 64 : 4),
+			.max_recv_sge = rn(chance(8) ? 64 : 4),
+			.max_inline_data = chance(4) ? rn(1024) : 0,
+		},
+	};
+	struct mlx5dv_obj o;
+	struct qpslot *q;
+
+	if (i < 0)
+		return;
+	q = &C->qp[i];
+	/* libibverbs takes the CQs as given */
+	if (!a.send_cq || !a.recv_cq)
+		return;
+	note("type %d wr %u/%u sge %u/%u", a.qp_type, a.cap.max_send_wr,
+	     a.cap.max_recv_wr, a.cap.max_send_sge, a.cap.max_recv_sge);
+	q->qp = ibv_create_qp(any_pd(), &a);
+	if (!OK(q->qp))
+		return;
+	see_id(q->qp->qp_num);
+	memset(&o, 0, sizeof(o));
+	o.qp.in = q->qp;
+	o.qp.out = &q->dv;
+	q->dvok = !mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) && q->dv.sq.wqe_cnt;
+	q->raw = 0;
+	q->pi = 0;
+}
+
+static struct qpslot *any_qp(void)
+{
+	struct qpslot *q = &PICK(C->qp);
+
+	return q->qp ? q : NULL;
+}
+
+static void m_modify_qp(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_qp_attr a = {};
+	int mask;
+
+	if (!q)
+		return;
+	a.qp_state = rn(7);
+	a.cur_qp_state = rn(7);
+	a.pkey_index = rn(4);
+	a.port_num = chance(8) ? rn(4) : 1;
+	a.qkey = val32();
+	a.qp_access_flags = rn(16);
+	a.path_mtu = rn(7);
+	a.dest_qp_num = chance(2) ? val32() & 0xffffff : q->qp->qp_num;
+	a.rq_psn = rnd() & 0xffffff;
+	a.sq_psn = rnd() & 0xffffff;
+	a.max_rd_atomic = rn(20);
+	a.max_dest_rd_atomic = rn(20);
+	a.min_rnr_timer = rn(32);
+	a.timeout = rn(32);
+	a.retry_cnt = rn(8);
+	a.rnr_retry = rn(8);
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = rn(chance(8) ? 256 : 2);
+	a.ah_attr.grh.hop_limit = rn(256);
+	a.ah_attr.port_num = a.port_num;
+	a.ah_attr.dlid = rn(0x10000);
+	a.ah_attr.sl = rn(16);
+	a.ah_attr.static_rate = rn(20);
+	memcpy(a.ah_attr.grh.dgid.raw, "\xfe\x80\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16);
+	a.en_sqd_async_notify = rn(2);
+	a.sq_draining = rn(2);
+	a.cap.max_send_wr = rn(64);
+	mask = chance(4) ? (int)rnd() & 0x3fffff : IBV_QP_STATE;
+	switch ((int)a.qp_state) {
+	case IBV_QPS_INIT:
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			(q->qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
+		break;
+	case IBV_QPS_RTR:
+		mask |= q->qp->qp_type == IBV_QPT_UD ? 0 :
+			IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			IBV_QP_MIN_RNR_TIMER;
+		break;
+	case IBV_QPS_RTS:
+		mask |= IBV_QP_SQ_PSN | (q->qp->qp_type == IBV_QPT_RC ?
+			IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC : 0);
+		break;
+	}
+	if (chance(6))
+		mask ^= 1 << rn(22);
+	note("qpn 0x%x state %d mask 0x%x", q->qp->qp_num, a.qp_state, mask);
+	OK(!ibv_modify_qp(q->qp, &a, mask));
+}
+
+static void m_query_qp(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	if (q)
+		OK(!ibv_query_qp(q->qp, &a, rnd() & 0x3fffff, &ia));
+}
+
+static void m_destroy_qp(void)
+{
+	struct qpslot *q = &PICK(C->qp);
+
+	if (!q->qp)
+		return;
+	note("qpn 0x%x", q->qp->qp_num);
+	if (!OK(!ibv_destroy_qp(q->qp)) && errno == EBUSY)
+		return;
+	q->qp = NULL;
+}
+
+static struct mrslot *any_mr(void)
+{
+	struct mrslot *m = &PICK(C->mr);
+
+	return m->mr ? m : NULL;
+}
+
+static uint32_t any_lkey(void)
+{
+	struct mrslot *m = any_mr();
+
+	switch (rn(4)) {
+	case 0: return freed_lkeys[rn(8)];
+	case 1: return val32();
+	default: return m ? m->mr->lkey : 0;
+	}
+}
+
+static void m_post_send(void)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
+		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_LOCAL_INV, IBV_WR_SEND_WITH_INV,
+	};
+	struct qpslot *q = any_qp();
+	struct mrslot *m = any_mr(), *r = any_mr();
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge[2];
+	int i;
+
+	if (!q || q->raw)
+		return;
+	for (i = 0; i < 2; i++) {
+		sge[i].addr = m ? (uintptr_t)m->buf + rn(m->len) : rnd();
+		sge[i].length = rn(chance(4) ? 1 << 20 : 512);
+		sge[i].lkey = any_lkey();
+	}
+	wr.wr_id = rnd();
+	wr.sg_list = sge;
+	wr.num_sge = rn(3);
+	wr.opcode = ops[rn(9)];
+	wr.send_flags = rn(32);
+	wr.wr.rdma.remote_addr = r ? (uintptr_t)r->buf + rn(r->len) : rnd();
+	wr.wr.rdma.rkey = r && !chance(4) ? r->mr->rkey : val32();
+	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = wr.wr.rdma.remote_addr & ~7ull;
+		wr.wr.atomic.rkey = wr.wr.rdma.rkey;
+	}
+	if (q->qp->qp_type == IBV_QPT_UD) {
+		wr.wr.ud.ah = PICK(C->ah);
+		wr.wr.ud.remote_qpn = val32() & 0xffffff;
+		wr.wr.ud.remote_qkey = val32();
+		if (!wr.wr.ud.ah)
+			return;
+	}
+	note("qpn 0x%x op %d nsge %d flags 0x%x", q->qp->qp_num, wr.opcode,
+	     wr.num_sge, wr.send_flags);
+	OK(!ibv_post_send(q->qp, &wr, &bad));
+}
+
+static void m_post_recv(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_srq *srq = PICK(C->srq);
+	struct mrslot *m = any_mr();
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_sge sge;
+
+	sge.addr = m ? (uintptr_t)m->buf + rn(m->len) : rnd();
+	sge.length = rn(4096);
+	sge.lkey = any_lkey();
+	wr.sg_list = &sge;
+	wr.num_sge = rn(2);
+	if (chance(3) && srq) {
+		note("srq");
+		OK(!ibv_post_srq_recv(srq, &wr, &bad));
+	} else if (q && !q->raw) {
+		note("qpn 0x%x", q->qp->qp_num);
+		OK(!ibv_post_recv(q->qp, &wr, &bad));
+	}
+}
+
+static void m_srq(void)
+{
+	int i = SLOT(C->srq);
+	struct ibv_srq_init_attr ia = {};
+	struct ibv_srq_attr a = {};
+
+	if (!C->srq[i]) {
+		ia.attr.max_wr = chance(8) ? rnd() % 100000 : rn(100);
+		ia.attr.max_sge = rn(chance(8) ? 64 : 4);
+		ia.attr.srq_limit = rn(100);
+		note("create wr %u sge %u", ia.attr.max_wr, ia.attr.max_sge);
+		C->srq[i] = ibv_create_srq(any_pd(), &ia);
+		OK(C->srq[i]);
+		return;
+	}
+	switch (rn(3)) {
+	case 0:
+		note("modify");
+		a.max_wr = rn(200);
+		a.srq_limit = rn(200);
+		OK(!ibv_modify_srq(C->srq[i], &a, rn(4)));
+		break;
+	case 1:
+		note("query");
+		OK(!ibv_query_srq(C->srq[i], &a));
+		break;
+	default:
+		note("destroy");
+		if (OK(!ibv_destroy_srq(C->srq[i])) || errno != EBUSY)
+			C->srq[i] = NULL;
+	}
+}
+
+static void m_reg_mr(void)
+{
+	int i = FREE_SLOT(C->mr);
+	struct mrslot *m;
+	int access = rn(2) ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC :
+			     (int)rn(0x100);
+
+	if (i < 0)
+		return;
+	m = &C->mr[i];
+	m->len = 4096 * (1 + rn(16));
+	m->buf = mmap(NULL, m->len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->buf == MAP_FAILED) {
+		m->buf = NULL;
+		return;
+	}
+	note("len %zu access 0x%x", m->len, access);
+	m->mr = ibv_reg_mr(any_pd(), m->buf, m->len, access);
+	if (!OK(m->mr)) {
+		munmap(m->buf, m->len);
+		m->buf = NULL;
+		return;
+	}
+	see_id(m->mr->lkey);
+	/* one time in four the memory goes while the MR stays */
+	if (chance(4)) {
+		note("unmapped");
+		munmap(m->buf, m->len);
+		m->buf = mmap(m->buf, m->len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	}
+}
+
+static void m_dereg_mr(void)
+{
+	struct mrslot *m = &PICK(C->mr);
+
+	if (!m->mr)
+		return;
+	freed_lkeys[rn(8)] = m->mr->lkey;
+	if (rn(2)) {
+		note("rereg");
+		OK(!ibv_rereg_mr(m->mr, rn(8), any_pd(), m->buf, m->len,
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ));
+		return;
+	}
+	if (!OK(!ibv_dereg_mr(m->mr)) && errno == EBUSY)
+		return;
+	munmap(m->buf, m->len);
+	m->mr = NULL;
+	m->buf = NULL;
+}
+
+static void m_mw(void)
+{
+	int i = SLOT(C->mw);
+
+	if (!C->mw[i]) {
+		C->mw[i] = ibv_alloc_mw(any_pd(), rn(2) ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+		OK(C->mw[i]);
+		return;
+	}
+	note("dealloc");
+	if (OK(!ibv_dealloc_mw(C->mw[i])) || errno != EBUSY)
+		C->mw[i] = NULL;
+}
+
+static void m_ah(void)
+{
+	int i = SLOT(C->ah);
+	struct ibv_ah_attr a = {
+		.is_global = !chance(8),
+		.port_num = chance(8) ? rn(4) : 1,
+		.sl = rn(16),
+		.dlid = rn(0x10000),
+		.grh = {
+			.sgid_index = rn(chance(8) ? 256 : 2),
+			.hop_limit = rn(256),
+			.flow_label = rnd(),
+			.traffic_class = rn(256),
+		},
+	};
+
+	if (!C->ah[i]) {
+		memcpy(a.grh.dgid.raw, "\xfe\x80\0\0\0\0\0\0\0\0\0\0\0\0\0\2", 16);
+		if (chance(4))
+			a.grh.dgid.raw[rn(16)] = rnd();
+		note("create port %u sgid %u", a.port_num, a.grh.sgid_index);
+		C->ah[i] = ibv_create_ah(any_pd(), &a);
+		OK(C->ah[i]);
+		return;
+	}
+	note("destroy");
+	OK(!ibv_destroy_ah(C->ah[i]));
+	C->ah[i] = NULL;
+}
+
+static void m_channel(void)
+{
+	int i = SLOT(C->ch);
+	struct ibv_async_event ev;
+	int fl;
+
+	if (!C->ch[i]) {
+		C->ch[i] = ibv_create_comp_channel(C->c);
+		if (OK(C->ch[i]))
+			fcntl(C->ch[i]->fd, F_SETFL, O_NONBLOCK);
+		return;
+	}
+	switch (rn(3)) {
+	case 0:
+		note("async event");
+		fl = fcntl(C->c->async_fd, F_GETFL);
+		fcntl(C->c->async_fd, F_SETFL, fl | O_NONBLOCK);
+		if (OK(!ibv_get_async_event(C->c, &ev)))
+			ibv_ack_async_event(&ev);
+		break;
+	case 1: {
+		struct ibv_cq *cq;
+		void *cctx;
+
+		note("get cq event");
+		if (OK(!ibv_get_cq_event(C->ch[i], &cq, &cctx)))
+			ibv_ack_cq_events(cq, 1);
+		break;
+	}
+	default:
+		note("destroy");
+		if (OK(!ibv_destroy_comp_channel(C->ch[i])) || errno != EBUSY)
+			C->ch[i] = NULL;
+	}
+}
+
+/* ---- random WQEs straight into a user send queue ---- */
+
+static void m_raw_wqe(void)
+{
+	static const uint8_t ops[] = {
+		MLX5_OPCODE_NOP, MLX5_OPCODE_SEND, MLX5_OPCODE_SEND_IMM,
+		MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM,
+		MLX5_OPCODE_RDMA_READ, MLX5_OPCODE_ATOMIC_CS,
+		MLX5_OPCODE_ATOMIC_FA, MLX5_OPCODE_UMR, MLX5_OPCODE_SET_PSV,
+		MLX5_OPCODE_SEND_INVAL, MLX5_OPCODE_LOCAL_INVAL,
+	};
+	struct qpslot *q = any_qp();
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	unsigned int nbb, b, j, cnt;
+	uint8_t op;
+	uint32_t *w;
+
+	if (!q || !q->dvok)
+		return;
+	q->raw = 1;
+	cnt = q->dv.sq.wqe_cnt;
+	nbb = 1 + rn(4);
+	ctrl = (void *)((char *)q->dv.sq.buf + (q->pi & (cnt - 1)) * q->dv.sq.stride);
+	for (b = 0; b < nbb; b++) {
+		w = (uint32_t *)((char *)q->dv.sq.buf +
+				 ((q->pi + b) & (cnt - 1)) * q->dv.sq.stride);
+		for (j = 0; j < MLX5_SEND_WQE_BB / 4; j++)
+			w[j] = chance(3) ? htobe32(val32()) : rnd();
+		/* data segments with keys and addresses that exist */
+		for (j = 4; j < MLX5_SEND_WQE_BB / 4; j += 4) {
+			struct mrslot *m = any_mr();
+
+			if (chance(2))
+				continue;
+			mlx5dv_set_data_seg((void *)&w[j], rn(8192), any_lkey(),
+					    m ? (uintptr_t)m->buf + rn(m->len) : rnd());
+		}
+	}
+	op = chance(8) ? rnd() : ops[rn(sizeof(ops))];
+	mlx5dv_set_ctrl_seg(ctrl, q->pi & 0xffff, op, rn(4) ? 0 : rnd(),
+			    chance(8) ? val32() : q->qp->qp_num,
+			    rn(2) ? MLX5_WQE_CTRL_CQ_UPDATE : rnd(),
+			    chance(4) ? rn(64) : nbb * 4, rn(4) ? 0 : rnd(),
+			    rnd());
+	q->pi += chance(8) ? rn(cnt * 2) : nbb;
+	note("qpn 0x%x op 0x%x bbs %u pi %u", q->qp->qp_num, op, nbb, q->pi);
+	__sync_synchronize();
+	q->dv.dbrec[MLX5_SND_DBR] = htobe32((chance(8) ? rnd() : q->pi) & 0xffff);
+	__sync_synchronize();
+	if (!chance(8))
+		__atomic_store_n((uint64_t *)q->dv.bf.reg, *(uint64_t *)ctrl,
+				 __ATOMIC_RELEASE);
+	__sync_synchronize();
+	ok_ = 1;
+}
+
+/* ---- DEVX: commands laid out from mlx5_ifc.h, then mutated ---- */
+
+/* Mutate a command: bits, dwords, the uid, the length it claims. */
+static size_t mutate(uint32_t *in, size_t len)
+{
+	unsigned int n;
+
+	if (chance(3)) {
+		for (n = rn(4) + 1; n; n--) {
+			if (rn(2))
+				in[rn(len / 4)] ^= htobe32(1u << rn(32));
+			else
+				in[rn(len / 4)] = htobe32(val32());
+		}
+		note("mutated");
+	}
+	if (chance(8)) {
+		DEVX_SET(general_obj_in_cmd_hdr, in, uid, rnd());
+		note("uid");
+	}
+	if (chance(8)) {
+		switch (rn(4)) {
+		case 0: len = rn(16); break;
+		case 1: len = rn(len + 1); break;
+		case 2: len = len + rn(BUFSZ - len); break;
+		default: len = rnd() & 0xffff; break;
+		}
+		note("len %zu", len);
+	}
+	return len;
+}
+
+static size_t outlen(size_t len)
+{
+	if (!chance(8))
+		return len;
+	len = chance(2) ? rn(len + 1) : rn(BUFSZ);
+	note("outlen %zu", len);
+	return len;
+}
+
+/* A DEVX object's creating command in scratch; returns its length. */
+static size_t build_create(uint16_t *opp)
+{
+	uint32_t *in = (uint32_t *)scratch;
+	uint32_t eqn = 0;
+	unsigned int j;
+	void *c;
+
+	memset(scratch, 0, BUFSZ);
+	switch (rn(7)) {
+	case 0:
+		*opp = MLX5_CMD_OP_ALLOC_PD;
+		DEVX_SET(alloc_pd_in, in, opcode, *opp);
+		return DEVX_ST_SZ_BYTES(alloc_pd_in);
+	case 1:
+		*opp = MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN;
+		DEVX_SET(alloc_transport_domain_in, in, opcode, *opp);
+		return DEVX_ST_SZ_BYTES(alloc_transport_domain_in);
+	case 2:
+		*opp = MLX5_CMD_OP_CREATE_CQ;
+		DEVX_SET(create_cq_in, in, opcode, *opp);
+		DEVX_SET(create_cq_in, in, cq_umem_valid, !chance(8));
+		mlx5sp_set_dw(in, MLX5SP_CREATE_CQ_UMEM_ID, umem_id());
+		c = DEVX_ADDR_OF(create_cq_in, in, cq_context);
+		DEVX_SET(cqc, c, log_cq_size, chance(4) ? rn(32) : rn(8));
+		DEVX_SET(cqc, c, cqe_sz, chance(8) ? rn(4) : 0);
+		DEVX_SET(cqc, c, uar_page, uar_page());
+		mlx5dv_devx_query_eqn(C->c, 0, &eqn);
+		DEVX_SET(cqc, c, c_eqn_or_apu_element, chance(8) ? val32() : eqn);
+		DEVX_SET(cqc, c, dbr_umem_valid, !chance(8));
+		mlx5sp_set_dw(c, MLX5SP_CQC_DBR_UMEM_ID, umem_id());
+		DEVX_SET64(cqc, c, dbr_addr, chance(4) ? rnd() : 0);
+		return DEVX_ST_SZ_BYTES(create_cq_in);
+	case 3: {
+		static const int st[] = { MLX5_QPC_ST_RC, MLX5_QPC_ST_UC,
+					  MLX5_QPC_ST_UD, MLX5_QPC_ST_XRC };
+
+		*opp = MLX5_CMD_OP_CREATE_QP;
+		DEVX_SET(create_qp_in, in, opcode, *opp);
+		DEVX_SET(create_qp_in, in, wq_umem_valid, !chance(8));
+		DEVX_SET(create_qp_in, in, wq_umem_id, umem_id());
+		DEVX_SET64(create_qp_in, in, wq_umem_offset, chance(4) ? rnd() : 0);
+		c = DEVX_ADDR_OF(create_qp_in, in, qpc);
+		DEVX_SET(qpc, c, st, st[rn(chance(6) ? 4 : 3)]);
+		DEVX_SET(qpc, c, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+		DEVX_SET(qpc, c, pd, pdn_of(chance(8) ? NULL : any_pd()));
+		DEVX_SET(qpc, c, uar_page, uar_page());
+		DEVX_SET(qpc, c, log_rq_size, chance(4) ? rn(32) : rn(8));
+		DEVX_SET(qpc, c, log_rq_stride, rn(8));
+		DEVX_SET(qpc, c, log_sq_size, chance(4) ? rn(32) : rn(8));
+		DEVX_SET(qpc, c, rq_type, chance(8) ? rn(4) : 0);
+		DEVX_SET(qpc, c, no_sq, chance(8));
+		DEVX_SET(qpc, c, ts_format, 1);
+		DEVX_SET(qpc, c, cqn_snd, chance(4) ? val32() : cqn_of(any_cq()));
+		DEVX_SET(qpc, c, cqn_rcv, chance(4) ? val32() : cqn_of(any_cq()));
+		DEVX_SET(qpc, c, dbr_umem_valid, !chance(8));
+		mlx5sp_set_dw(c, MLX5SP_QPC_DBR_UMEM_ID, umem_id());
+		return DEVX_ST_SZ_BYTES(create_qp_in);
+	}
+	case 4: {
+		uint32_t ocw = chance(4) ? val32() : 2 * (1 + rn(4));
+		struct umslot *u = &PICK(C->um);
+
+		*opp = MLX5_CMD_OP_CREATE_MKEY;
+		DEVX_SET(create_mkey_in, in, opcode, *opp);
+		DEVX_SET(create_mkey_in, in, mkey_umem_valid, rn(2));
+		DEVX_SET(create_mkey_in, in, translations_octword_actual_size, ocw);
+		c = DEVX_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+		DEVX_SET(mkc, c, access_mode_1_0, rn(4));
+		DEVX_SET(mkc, c, access_mode_4_2, chance(4) ? rn(8) : 0);
+		DEVX_SET(mkc, c, lw, 1);
+		DEVX_SET(mkc, c, lr, 1);
+		DEVX_SET(mkc, c, rw, rn(2));
+		DEVX_SET(mkc, c, rr, rn(2));
+		DEVX_SET(mkc, c, a, rn(2));
+		DEVX_SET(mkc, c, umr_en, rn(2));
+		DEVX_SET(mkc, c, free, chance(4));
+		DEVX_SET(mkc, c, qpn, 0xffffff);
+		DEVX_SET(mkc, c, mkey_7_0, rn(256));
+		DEVX_SET(mkc, c, pd, pdn_of(chance(8) ? NULL : any_pd()));
+		DEVX_SET64(mkc, c, start_addr, u->buf && !chance(4) ?
+			   (uintptr_t)u->buf + rn(64) : rnd());
+		/* lengths that lie about the memory behind them */
+		DEVX_SET64(mkc, c, len, chance(3) ? rnd() >> rn(64) :
+			   u->len ? u->len - rn(64) : 4096);
+		DEVX_SET(mkc, c, translations_octword_size, ocw);
+		DEVX_SET(mkc, c, log_page_size, chance(4) ? rn(64) : 12);
+		/* translations: umem ids, addresses of nobody's memory */
+		for (j = 0; j < 8; j++)
+			in[DEVX_ST_SZ_DW(create_mkey_in) + j] =
+				htobe32(rn(2) ? umem_id() : val32());
+		return DEVX_ST_SZ_BYTES(create_mkey_in) + 16 * rn(3);
+	}
+	case 5:
+		*opp = MLX5_CMD_OP_CREATE_PSV;
+		DEVX_SET(create_psv_in, in, opcode, *opp);
+		DEVX_SET(create_psv_in, in, num_psv, rn(6));
+		DEVX_SET(create_psv_in, in, pd, pdn_of(any_pd()));
+		return DEVX_ST_SZ_BYTES(create_psv_in);
+	default:
+		*opp = chance(2) ? MLX5_CMD_OP_CREATE_GENERAL_OBJECT :
+		       0x800 + rn(0x200);
+		DEVX_SET(general_obj_in_cmd_hdr, in, opcode, *opp);
+		DEVX_SET(general_obj_in_cmd_hdr, in, obj_type, rn(0x50));
+		return 64 + 4 * rn(64);
+	}
+}
+
+static void m_devx_create(void)
+{
+	int i = FREE_SLOT(C->dobj);
+	struct dobj *d;
+	size_t len, olen;
+	uint16_t op;
+
+	if (i < 0)
+		return;
+	d = &C->dobj[i];
+	len = build_create(&op);
+	note("op 0x%x", op);
+	len = mutate((uint32_t *)scratch, len);
+	olen = outlen(256);
+	memset(outbuf, 0, BUFSZ);
+	d->o = mlx5dv_devx_obj_create(C->c, scratch, len, outbuf, olen);
+	if (!OK(d->o))
+		return;
+	d->type = op;
+	/* every create_*_out has its object number in dword 2 */
+	d->id = be32toh(((uint32_t *)outbuf)[2]) & 0xffffff;
+	if (op == MLX5_CMD_OP_CREATE_MKEY)
+		d->id = (d->id << 8) | DEVX_GET(mkc, DEVX_ADDR_OF(create_mkey_in,
+				scratch, memory_key_mkey_entry), mkey_7_0);
+	note("id 0x%x", d->id);
+	see_id(d->id);
+}
+
+/* A query or modify of object @d's kind, for @id, in scratch. */
+static size_t build_on(struct dobj *d, uint32_t id, int modify)
+{
+	static const uint16_t qp_mods[] = {
+		MLX5_CMD_OP_RST2INIT_QP, MLX5_CMD_OP_INIT2RTR_QP,
+		MLX5_CMD_OP_RTR2RTS_QP, MLX5_CMD_OP_RTS2RTS_QP,
+		MLX5_CMD_OP_SQERR2RTS_QP, MLX5_CMD_OP_2ERR_QP,
+		MLX5_CMD_OP_2RST_QP, MLX5_CMD_OP_INIT2INIT_QP,
+		MLX5_CMD_OP_SQD_RTS_QP, MLX5SP_CMD_OP_RTS2SQD_QP,
+	};
+	uint32_t *in = (uint32_t *)scratch;
+	void *c;
+
+	memset(scratch, 0, BUFSZ);
+	switch (d->type) {
+	case MLX5_CMD_OP_CREATE_QP:
+		if (!modify) {
+			DEVX_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+			DEVX_SET(query_qp_in, in, qpn, id);
+			return DEVX_ST_SZ_BYTES(query_qp_in);
+		}
+		DEVX_SET(rst2init_qp_in, in, opcode, qp_mods[rn(10)]);
+		DEVX_SET(rst2init_qp_in, in, qpn, id);
+		c = DEVX_ADDR_OF(rst2init_qp_in, in, qpc);
+		DEVX_SET(qpc, c, primary_address_path.vhca_port_num,
+			 chance(8) ? rn(4) : 1);
+		DEVX_SET(qpc, c, primary_address_path.pkey_index, rn(4));
+		DEVX_SET(qpc, c, primary_address_path.src_addr_index, rn(4));
+		DEVX_SET(qpc, c, primary_address_path.hop_limit, rn(256));
+		DEVX_SET(qpc, c, mtu, rn(8));
+		DEVX_SET(qpc, c, log_msg_max, rn(32));
+		DEVX_SET(qpc, c, remote_qpn, val32());
+		DEVX_SET(qpc, c, q_key, val32());
+		DEVX_SET(qpc, c, log_sra_max, rn(8));
+		DEVX_SET(qpc, c, log_rra_max, rn(8));
+		DEVX_SET(qpc, c, retry_count, rn(8));
+		DEVX_SET(qpc, c, rnr_retry, rn(8));
+		DEVX_SET(qpc, c, next_send_psn, rnd());
+		DEVX_SET(qpc, c, next_rcv_psn, rnd());
+		DEVX_SET(qpc, c, rre, rn(2));
+		DEVX_SET(qpc, c, rwe, rn(2));
+		DEVX_SET(qpc, c, rae, rn(2));
+		DEVX_SET(qpc, c, min_rnr_nak, rn(32));
+		DEVX_SET(qpc, c, primary_address_path.ack_timeout, rn(32));
+		return DEVX_ST_SZ_BYTES(rst2init_qp_in) + 4 * rn(4);
+	case MLX5_CMD_OP_CREATE_CQ:
+		if (!modify) {
+			DEVX_SET(query_cq_in, in, opcode, MLX5_CMD_OP_QUERY_CQ);
+			DEVX_SET(query_cq_in, in, cqn, id);
+			return DEVX_ST_SZ_BYTES(query_cq_in);
+		}
+		DEVX_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+		DEVX_SET(modify_cq_in, in, cqn, id);
+		DEVX_SET(modify_cq_in, in, op_mod, rn(4));
+		DEVX_SET64(modify_cq_in, in, modify_field_select_resize_field_select.modify_field_select.modify_field_select,
+			   rnd() & 0xff);
+		c = DEVX_ADDR_OF(modify_cq_in, in, cq_context);
+		DEVX_SET(cqc, c, cq_period, rn(0x1000));
+		DEVX_SET(cqc, c, cq_max_count, rn(0x10000));
+		DEVX_SET(cqc, c, log_cq_size, rn(32));
+		return DEVX_ST_SZ_BYTES(modify_cq_in);
+	case MLX5_CMD_OP_CREATE_MKEY:
+		DEVX_SET(query_mkey_in, in, opcode, MLX5_CMD_OP_QUERY_MKEY);
+		DEVX_SET(query_mkey_in, in, mkey_index, id >> 8);
+		return DEVX_ST_SZ_BYTES(query_mkey_in);
+	default:
+		/* a query of a kind that has none, or a random command */
+		DEVX_SET(general_obj_in_cmd_hdr, in, opcode, 0x100 + rn(0x900));
+		DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, id);
+		return 16 + 4 * rn(64);
+	}
+}
+
+static void m_devx_obj(void)
+{
+	struct dobj *d = &PICK(C->dobj);
+	uint32_t id;
+	size_t len, olen;
+	int modify = rn(2);
+
+	if (!d->o)
+		return;
+	if (chance(4) && !modify) {
+		note("destroy type 0x%x id 0x%x", d->type, d->id);
+		if (OK(!mlx5dv_devx_obj_destroy(d->o)) || errno != EBUSY) {
+			if (d->type == MLX5_CMD_OP_CREATE_MKEY)
+				C->freed_mkey = d->id;
+			d->o = NULL;
+		}
+		return;
+	}
+	/* one in four with an id not the object's (another's, a freed one) */
+	id = chance(4) ? val32() : d->id;
+	len = mutate((uint32_t *)scratch, build_on(d, id, modify));
+	olen = outlen(modify ? 16 : 512);
+	note("%s type 0x%x id 0x%x", modify ? "modify" : "query", d->type, id);
+	if (modify)
+		OK(!mlx5dv_devx_obj_modify(d->o, scratch, len, outbuf, olen));
+	else
+		OK(!mlx5dv_devx_obj_query(d->o, scratch, len, outbuf, olen));
+}
+
+static void m_devx_general(void)
+{
+	static const uint16_t ops[] = {
+		MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CMD_OP_QUERY_ISSI,
+		MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT,
+		MLX5_CMD_OP_QUERY_VPORT_STATE, MLX5_CMD_OP_QUERY_ROCE_ADDRESS,
+		MLX5_CMD_OP_QUERY_ADAPTER, MLX5_CMD_OP_NOP,
+		MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT,
+		MLX5_CMD_OP_QUERY_VPORT_COUNTER, MLX5_CMD_OP_QUERY_CONG_STATUS,
+		/* object commands through the general path: to be refused */
+		MLX5_CMD_OP_QUERY_QP, MLX5_CMD_OP_QUERY_CQ,
+		MLX5_CMD_OP_QUERY_MKEY, MLX5_CMD_OP_DESTROY_QP,
+		MLX5_CMD_OP_DESTROY_CQ, MLX5_CMD_OP_DESTROY_MKEY,
+		MLX5_CMD_OP_DEALLOC_PD, MLX5_CMD_OP_DESTROY_UMEM,
+		MLX5_CMD_OP_2ERR_QP, MLX5_CMD_OP_MANAGE_PAGES,
+		MLX5_CMD_OP_TEARDOWN_HCA, MLX5_CMD_OP_CREATE_EQ,
+	};
+	uint32_t *in = (uint32_t *)scratch;
+	uint16_t op = chance(8) ? rnd() : ops[rn(sizeof(ops) / 2)];
+	size_t len = 16 + 4 * rn(chance(4) ? 256 : 8), olen;
+
+	memset(scratch, 0, BUFSZ);
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode, op);
+	DEVX_SET(query_hca_cap_in, in, op_mod, chance(2) ? rn(64) : rnd());
+	/* an object number at dword 2, where the object commands keep it */
+	in[2] = htobe32(val32());
+	if (op == MLX5_CMD_OP_QUERY_MKEY && chance(2))
+		in[2] = htobe32(C->freed_mkey >> 8);
+	len = mutate(in, len);
+	olen = outlen(chance(2) ? 0x1010 : 64);
+	note("op 0x%x len %zu", op, len);
+	OK(!mlx5dv_devx_general_cmd(C->c, scratch, len, outbuf, olen));
+}
+
+static void m_devx_umem(void)
+{
+	int i = SLOT(C->um);
+	struct umslot *u = &C->um[i];
+	int access = rn(2) ? IBV_ACCESS_LOCAL_WRITE : (int)rn(0x400);
+
+	if (u->um) {
+		note("dereg id %u", u->um->umem_id);
+		C->freed_umem = u->um->umem_id;
+		if (!OK(!mlx5dv_devx_umem_dereg(u->um)) && errno == EBUSY)
+			return;
+		u->um = NULL;
+		munmap(u->buf, u->len);
+		u->buf = NULL;
+		return;
+	}
+	u->len = 4096 * (1 + rn(8));
+	u->buf = mmap(NULL, u->len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (u->buf == MAP_FAILED) {
+		u->buf = NULL;
+		return;
+	}
+	/* lengths and offsets that lie, sometimes */
+	note("reg len %zu access 0x%x", u->len, access);
+	u->um = mlx5dv_devx_umem_reg(C->c, (char *)u->buf + (chance(8) ? rn(4096) : 0),
+				     chance(8) ? rnd() % (1 << 24) : u->len, access);
+	if (!OK(u->um)) {
+		munmap(u->buf, u->len);
+		u->buf = NULL;
+		return;
+	}
+	see_id(u->um->umem_id);
+	if (chance(4)) {
+		note("unmapped");
+		munmap(u->buf, u->len);
+		u->buf = mmap(u->buf, u->len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	}
+}
+
+static void m_devx_uar(void)
+{
+	int i = SLOT(C->uar);
+	uint32_t eqn;
+
+	if (chance(4)) {
+		note("query_eqn");
+		OK(!mlx5dv_devx_query_eqn(C->c, chance(4) ? rnd() : rn(4), &eqn));
+		return;
+	}
+	if (C->uar[i]) {
+		note("free");
+		mlx5dv_devx_free_uar(C->uar[i]);
+		C->uar[i] = NULL;
+		ok_ = 1;
+		return;
+	}
+	C->uar[i] = mlx5dv_devx_alloc_uar(C->c, chance(4) ? rnd() :
+					  MLX5DV_UAR_ALLOC_TYPE_NC);
+	OK(C->uar[i]);
+}
+
+static void m_devx_events(void)
+{
+	int i = SLOT(C->ev);
+	uint16_t ev[20];
+	int n, j;
+
+	if (!C->ev[i]) {
+		C->ev[i] = mlx5dv_devx_create_event_channel(C->c,
+				rn(2) ? MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA : 0);
+		if (OK(C->ev[i]))
+			fcntl(C->ev[i]->fd, F_SETFL, O_NONBLOCK);
+		return;
+	}
+	switch (rn(4)) {
+	case 0:
+	case 1: {
+		struct dobj *d = &PICK(C->dobj);
+
+		n = chance(8) ? rn(20) : 1 + rn(3);
+		for (j = 0; j < n; j++)
+			ev[j] = chance(4) ? rnd() : (uint16_t[]){ 0x03, 0x09, 0x0,
+				0x1, 0x5, 0x7, 0x13 }[rn(7)];
+		note("subscribe n %d obj %d", n, !!d->o);
+		OK(!mlx5dv_devx_subscribe_devx_event(C->ev[i], chance(2) ? d->o : NULL,
+						     n * 2, ev, rnd()));
+		break;
+	}
+	case 2:
+		note("read");
+		OK(mlx5dv_devx_get_event(C->ev[i], (void *)outbuf,
+					 chance(4) ? rn(200) : 256) >= 0);
+		break;
+	default:
+		note("destroy");
+		mlx5dv_devx_destroy_event_channel(C->ev[i]);
+		C->ev[i] = NULL;
+		ok_ = 1;
+	}
+}
+
+static void m_devx_async(void)
+{
+	int i = SLOT(C->comp);
+	struct dobj *d = &PICK(C->dobj);
+	struct mlx5dv_devx_async_cmd_hdr *h = (void *)outbuf;
+
+	if (!C->comp[i]) {
+		C->comp[i] = mlx5dv_devx_create_cmd_comp(C->c);
+		if (OK(C->comp[i]))
+			fcntl(C->comp[i]->fd, F_SETFL, O_NONBLOCK);
+		return;
+	}
+	switch (rn(3)) {
+	case 0: {
+		size_t len;
+
+		if (!d->o)
+			return;
+		len = mutate((uint32_t *)scratch, build_on(d, d->id, 0));
+		note("query_async type 0x%x", d->type);
+		OK(!mlx5dv_devx_obj_query_async(d->o, scratch, len,
+						chance(8) ? rnd() % 100000 : 256,
+						rnd(), C->comp[i]));
+		break;
+	}
+	case 1:
+		note("get");
+		OK(!mlx5dv_devx_get_async_cmd_comp(C->comp[i], h,
+						   chance(4) ? rn(300) : 512));
+		break;
+	default:
+		note("destroy");
+		mlx5dv_devx_destroy_cmd_comp(C->comp[i]);
+		C->comp[i] = NULL;
+		ok_ = 1;
+	}
+}
+
+/* ---- raw commands on the uverbs file ---- */
+
+static uint64_t any_handle(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_cq *cq = any_cq();
+	struct mrslot *m = any_mr();
+
+	switch (rn(6)) {
+	case 0: return q ? q->qp->handle : rn(64);
+	case 1: return cq ? cq->handle : rn(64);
+	case 2: return any_pd() ? any_pd()->handle : rn(64);
+	case 3: return m ? m->mr->handle : rn(64);
+	case 4: return rn(64);
+	default: return val32();
+	}
+}
+
+static void fill_random(uint32_t *p, size_t words)
+{
+	size_t j;
+
+	for (j = 0; j < words; j++)
+		p[j] = rn(3) ? any_handle() : rnd();
+}
+
+static void m_raw_write(void)
+{
+	struct ib_uverbs_cmd_hdr *h = (void *)scratch;
+	uint32_t cmd = chance(8) ? rnd() : rn(IB_USER_VERBS_CMD_OPEN_QP + 2);
+	size_t words = chance(8) ? rn(BUFSZ / 4) : 2 + rn(40), len;
+	uint64_t *resp;
+
+	memset(scratch, 0, BUFSZ);
+	fill_random((uint32_t *)(h + 1), words);
+	resp = (uint64_t *)(h + 1);
+	*resp = chance(8) ? rnd() : (uintptr_t)outbuf;
+	if (chance(6)) {
+		/* an extended command: the ex header after this one */
+		struct ib_uverbs_ex_cmd_hdr *x = (void *)(h + 1);
+
+		cmd = IB_USER_VERBS_CMD_FLAG_EXTENDED |
+		      (chance(2) ? rn(IB_USER_VERBS_EX_CMD_MODIFY_CQ + 2) : rnd() & 0xff);
+		x->response = chance(8) ? rnd() : (uintptr_t)outbuf;
+		x->provider_in_words = rn(8);
+		x->provider_out_words = rn(8);
+		x->cmd_hdr_reserved = chance(8) ? rnd() : 0;
+	}
+	h->command = cmd;
+	h->in_words = chance(6) ? rnd() : words + 2;
+	h->out_words = chance(6) ? rnd() : rn(64);
+	len = chance(6) ? rn(BUFSZ) : (words + 2) * 4;
+	note("cmd 0x%x in_words %u len %zu", cmd, h->in_words, len);
+	OK(write(C->c->cmd_fd, scratch, len) >= 0);
+}
+
+static void m_raw_ioctl(void)
+{
+	struct ib_uverbs_ioctl_hdr *h = (void *)scratch;
+	unsigned int na = rn(chance(8) ? 40 : 8), j;
+	uint16_t ns = chance(2) ? 1u << UVERBS_ID_NS_SHIFT : 0;
+
+	memset(scratch, 0, BUFSZ);
+	memset(outbuf, 0, 4096);
+	h->object_id = chance(8) ? rnd() : ns + rn(ns ? 16 : 28);
+	h->method_id = chance(8) ? rnd() : (rn(2) << UVERBS_ID_NS_SHIFT) + rn(12);
+	h->num_attrs = chance(8) ? rnd() : na;
+	h->length = chance(8) ? rnd() : sizeof(*h) + na * sizeof(h->attrs[0]);
+	h->driver_id = chance(8) ? rnd() : RDMA_DRIVER_MLX5;
+	if (chance(16))
+		h->reserved1 = rnd();
+	for (j = 0; j < na; j++) {
+		struct ib_uverbs_attr *a = &h->attrs[j];
+		unsigned int l;
+
+		a->attr_id = chance(8) ? rnd() : (rn(2) << UVERBS_ID_NS_SHIFT) + rn(12);
+		a->flags = rn(4) ? 0 : rnd() & 3;
+		l = rn(5) == 0 ? rnd() & 0xffff : (uint16_t[]){ 0, 4, 8, 16, 64,
+			256, 1024 }[rn(7)];
+		a->len = l;
+		a->attr_data.enum_data.elem_id = rn(4);
+		if (l <= 8 && rn(2))
+			a->data = any_handle();
+		else if (chance(16))
+			a->data = rnd();
+		else {
+			uint8_t *p = outbuf + 4096 + rn(BUFSZ - 4096 - 1024);
+
+			fill_random((uint32_t *)p, 256);
+			if (chance(3))
+				DEVX_SET(general_obj_in_cmd_hdr, p, opcode,
+					 0x100 + rn(0x900));
+			a->data = (uintptr_t)p;
+		}
+	}
+	note("obj 0x%x method 0x%x attrs %u", h->object_id, h->method_id, na);
+	OK(!ioctl(C->c->cmd_fd, RDMA_VERBS_IOCTL, h));
+}
+
+/* ---- the context itself ---- */
+
+static int open_one(struct ctx *c)
+{
+	struct mlx5dv_context_attr a = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+
+	memset(c, 0, sizeof(*c));
+	c->c = mlx5dv_open_device(dev, &a);
+	if (!c->c)
+		return -1;
+	c->pd[0] = ibv_alloc_pd(c->c);
+	return c->pd[0] ? 0 : -1;
+}
+
+/* Closes the context with everything in it alive: the kernel unwinds it. */
+static void m_reopen(void)
+{
+	int i;
+
+	if (!chance(8))
+		return;
+	/* forget the objects; their user memory goes with the process */
+	for (i = 0; i < NOBJ; i++) {
+		if (C->mr[i].buf)
+			munmap(C->mr[i].buf, C->mr[i].len);
+		if (C->um[i].buf)
+			munmap(C->um[i].buf, C->um[i].len);
+	}
+	note("close");
+	OK(!ibv_close_device(C->c));
+	if (open_one(C)) {
+		fprintf(stderr, "fuzz: proc %u: cannot reopen: %s\n", me,
+			strerror(errno));
+		exit(2);
+	}
+}
+
+static const struct method methods[] = {
+	{ "query",		m_query,	2 },
+	{ "alloc_pd",		m_alloc_pd,	2 },
+	{ "dealloc_pd",		m_dealloc_pd,	1 },
+	{ "create_cq",		m_create_cq,	4 },
+	{ "cq_ops",		m_cq_ops,	4 },
+	{ "destroy_cq",		m_destroy_cq,	2 },
+	{ "create_qp",		m_create_qp,	5 },
+	{ "modify_qp",		m_modify_qp,	8 },
+	{ "query_qp",		m_query_qp,	1 },
+	{ "destroy_qp",		m_destroy_qp,	2 },
+	{ "post_send",		m_post_send,	6 },
+	{ "post_recv",		m_post_recv,	3 },
+	{ "srq",		m_srq,		3 },
+	{ "reg_mr",		m_reg_mr,	3 },
+	{ "dereg_mr",		m_dereg_mr,	2 },
+	{ "mw",			m_mw,		2 },
+	{ "ah",			m_ah,		2 },
+	{ "channel",		m_channel,	2 },
+	{ "raw_wqe",		m_raw_wqe,	6 },
+	{ "devx_create",	m_devx_create,	8 },
+	{ "devx_obj",		m_devx_obj,	8 },
+	{ "devx_general",	m_devx_general,	5 },
+	{ "devx_umem",		m_devx_umem,	4 },
+	{ "devx_uar",		m_devx_uar,	2 },
+	{ "devx_events",	m_devx_events,	3 },
+	{ "devx_async",		m_devx_async,	3 },
+	{ "raw_write",		m_raw_write,	5 },
+	{ "raw_ioctl",		m_raw_ioctl,	6 },
+	{ "reopen",		m_reopen,	1 },
+};
+#define NMETHODS (sizeof(methods) / sizeof(methods[0]))
+
+static void one_call(uint64_t seed, uint64_t i)
+{
+	unsigned int total = 0, k, r, tries;
+	char line[160];
+	int n;
+
+	seed_call(seed, me, i);
+	for (k = 0; k < NMETHODS; k++)
+		total += methods[k].weight;
+	sh->cur[me] = i;
+	/* a method with nothing to act on (no object yet) draws again */
+	for (tries = 0; tries < 16; tries++) {
+		r = rn(total);
+		for (k = 0; r >= methods[k].weight; k++)
+			r -= methods[k].weight;
+		cur_m = &methods[k];
+		C = &ctxs[rn(NCTX)];
+		snprintf(sh->what[me], sizeof(sh->what[0]), "%s ctx %ld",
+			 cur_m->name, (long)(C - ctxs));
+		ok_ = 0;
+		errno = 0;
+		alarm(CALL_TIMEOUT);
+		cur_m->fn();
+		if (ok_ || errno)
+			break;
+	}
+	__atomic_add_fetch(&sh->tried[k], 1, __ATOMIC_RELAXED);
+	if (ok_)
+		__atomic_add_fetch(&sh->ok[k], 1, __ATOMIC_RELAXED);
+	if (jfd >= 0 || verbose) {
+		n = snprintf(line, sizeof(line), "%u %llu %s -> %s\n", me,
+			     (unsigned long long)i, sh->what[me],
+			     ok_ ? "ok" : strerror(errno));
+		if (jfd >= 0 && write(jfd, line, n) < 0)
+			jfd = -1;
+		if (verbose)
+			fputs(line, stdout);
+	}
+	sh->calls[me]++;
+}
+
+static void child(uint64_t seed, uint64_t calls, int unpriv, const char *jdir)
+{
+	struct passwd *pw;
+	uint64_t i;
+	int k;
+
+	if (jdir) {
+		char p[512];
+
+		snprintf(p, sizeof(p), "%s/journal.%u", jdir, me);
+		jfd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	}
+	if (unpriv) {
+		pw = getpwnam("nobody");
+		if (!pw || setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+			fprintf(stderr, "fuzz: proc %u: cannot drop privileges\n", me);
+			exit(2);
+		}
+	}
+	for (k = 0; k < NCTX; k++)
+		if (open_one(&ctxs[k])) {
+			fprintf(stderr, "fuzz: proc %u: cannot open the device: %s\n",
+				me, strerror(errno));
+			exit(2);
+		}
+	for (i = 0; i < calls; i++)
+		one_call(seed, i);
+	sh->done[me] = 1;
+	exit(0);
+}
+
+static const char *const reports[] = {
+	"WARNING:", "BUG:", "KASAN", "Oops", "general protection",
+	"possible circular", "possible recursive", "inconsistent lock",
+	"kmemleak", "UBSAN", "refcount_t", "list_add corruption",
+	"list_del corruption", "hung task", "soft lockup", "RCU stall",
+	"Call Trace",
+};
+
+/* Kernel log lines since the start that are reports; 1 if one came. */
+static int kmsg_scan(int fd)
+{
+	char rec[8192];
+	int found = 0;
+	ssize_t n;
+	size_t k;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		for (k = 0; k < sizeof(reports) / sizeof(reports[0]); k++)
+			if (strstr(rec, reports[k])) {
+				char *msg = strchr(rec, ';');
+
+				printf("fuzz: kernel report: %s", msg ? msg + 1 : rec);
+				found = 1;
+				break;
+			}
+	}
+	return found;
+}
+
+static void failed(const char *dev_name, uint64_t seed, int procs,
+		   uint64_t calls, const char *jdir, const char *why)
+{
+	char p[512];
+	FILE *f = NULL;
+	int k;
+
+	printf("fuzz: FAIL (%s), seed %llu\n", why, (unsigned long long)seed);
+	if (jdir) {
+		snprintf(p, sizeof(p), "%s/replay.sh", jdir);
+		f = fopen(p, "w");
+		if (f)
+			fprintf(f, "#!/bin/sh\n# fuzz_verbs %s --seed %llu --procs %d --calls %llu: %s\n",
+				dev_name, (unsigned long long)seed, procs,
+				(unsigned long long)calls, why);
+	}
+	for (k = 0; k < procs; k++) {
+		if (sh->done[k])
+			continue;
+		printf("fuzz: proc %d at call %llu: %s\n", k,
+		       (unsigned long long)sh->cur[k], sh->what[k]);
+		printf("fuzz: replay: fuzz_verbs %s --seed %llu --procs 1 --proc %d%s --calls %llu\n",
+		       dev_name, (unsigned long long)seed, k,
+		       procs > 1 && k == procs - 1 ? " --unpriv" : "",
+		       (unsigned long long)sh->cur[k] + 1);
+		if (f)
+			fprintf(f, "# proc %d at call %llu: %s\n%s %s --seed %llu --procs 1 --proc %d%s --calls %llu\n",
+				k, (unsigned long long)sh->cur[k], sh->what[k],
+				"${FUZZ_VERBS:-fuzz_verbs}", dev_name,
+				(unsigned long long)seed, k,
+				procs > 1 && k == procs - 1 ? " --unpriv" : "",
+				(unsigned long long)sh->cur[k] + 1);
+	}
+	if (f) {
+		fclose(f);
+		printf("fuzz: replay program: %s\n", p);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", 1, NULL, 's' }, { "calls", 1, NULL, 'c' },
+		{ "procs", 1, NULL, 'p' }, { "proc", 1, NULL, 'P' },
+		{ "journal", 1, NULL, 'j' }, { "unpriv", 0, NULL, 'u' },
+		{ "verbose", 0, NULL, 'v' }, {},
+	};
+	uint64_t seed = time(NULL), calls = 10000, total = 0;
+	int procs = 1, first = 0, unpriv = -1, o, k, bad = 0, kfd, alive;
+	const char *jdir = NULL, *dev_name;
+	struct ibv_device **list;
+	unsigned int distinct = 0, reached = 0;
+	pid_t pids[MAXPROCS];
+	char why[128] = "";
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'c': calls = strtoull(optarg, NULL, 0); break;
+		case 'p': procs = atoi(optarg); break;
+		case 'P': first = atoi(optarg); break;
+		case 'j': jdir = optarg; break;
+		case 'u': unpriv = 1; break;
+		case 'v': verbose = 1; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc - 1 || procs < 1 || procs > MAXPROCS ||
+	    first < 0 || first + procs > MAXPROCS) {
+usage:
+		fprintf(stderr, "usage: fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P] [--unpriv] [--journal DIR] [--verbose]\n");
+		return 2;
+	}
+	dev_name = argv[optind];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	list = ibv_get_device_list(NULL);
+	for (k = 0; list && list[k]; k++)
+		if (!strcmp(ibv_get_device_name(list[k]), dev_name))
+			dev = list[k];
+	if (!dev) {
+		fprintf(stderr, "fuzz: no device %s\n", dev_name);
+		return 2;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	scratch = mmap(NULL, 2 * BUFSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || scratch == MAP_FAILED)
+		return 2;
+	outbuf = scratch + BUFSZ;
+	nprocs = procs;
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kfd >= 0)
+		lseek(kfd, 0, SEEK_END);
+	printf("fuzz: seed %llu, %llu calls, %d processes on %s\n",
+	       (unsigned long long)seed, (unsigned long long)calls, procs, dev_name);
+
+	for (k = 0; k < procs; k++) {
+		pids[k] = fork();
+		if (pids[k] < 0)
+			return 2;
+		if (!pids[k]) {
+			me = first + k;
+			child(seed, calls / procs + (k < (int)(calls % procs)),
+			      unpriv == 1 || (unpriv < 0 && procs > 1 && k == procs - 1),
+			      jdir);
+		}
+	}
+	/* the parent: watch the kernel log until every process is done */
+	for (alive = procs; alive;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p == 0) {
+			if (kmsg_scan(kfd) && !bad) {
+				bad = 1;
+				snprintf(why, sizeof(why), "kernel report");
+			}
+			usleep(100000);
+			continue;
+		}
+		if (p < 0)
+			break;
+		alive--;
+		for (k = 0; k < procs && pids[k] != p; k++)
+			;
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			continue;
+		if (!bad) {
+			bad = 1;
+			if (WIFSIGNALED(st))
+				snprintf(why, sizeof(why), "proc %d killed by signal %d%s",
+					 first + k, WTERMSIG(st),
+					 WTERMSIG(st) == SIGALRM ? " (a call hung)" : "");
+			else
+				snprintf(why, sizeof(why), "proc %d exit %d", first + k,
+					 WEXITSTATUS(st));
+		}
+		/* the others' calls are not at fault; keep their places */
+	}
+	if (kmsg_scan(kfd) && !bad) {
+		bad = 1;
+		snprintf(why, sizeof(why), "kernel report");
+	}
+	if (bad) {
+		/* the failed process's place was kept: it is not done */
+		failed(dev_name, seed, procs, calls, jdir, why);
+	}
+	for (k = 0; k < MAXPROCS; k++)
+		total += sh->calls[k];
+	for (k = 0; k < (int)NMETHODS; k++) {
+		distinct += !!sh->tried[k];
+		reached += !!sh->ok[k];
+		printf("fuzz: %-14s %8llu calls, %8llu succeeded\n",
+			       methods[k].name, (unsigned long long)sh->tried[k],
+			       (unsigned long long)sh->ok[k]);
+	}
+	printf("fuzz: %llu calls, %u distinct methods (%u succeeded), %d kernel reports, seed %llu\n",
+	       (unsigned long long)total, distinct, reached, bad && !strcmp(why, "kernel report"),
+	       (unsigned long long)seed);
+	return bad ? 1 : 0;
+}
