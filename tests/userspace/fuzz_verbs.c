@@ -28,7 +28,8 @@
  * credentials.
  *
  *   fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P]
- *                  [--journal DIR] [--verbose]
+ *                  [--unpriv] [--journal DIR] [--verbose]
+ *   fuzz_verbs DEV --regress    replays of what earlier runs found
  * Ends with "fuzz: N calls, M distinct methods (K succeeded), seed S".
  * Exit 0: no kernel report, every process finished; 1: otherwise.
  */
@@ -215,13 +216,19 @@ static int free_slot_idx(void **p, size_t stride)
 static uint32_t val32(void)
 {
 	switch (rn(8)) {
-	case 0: return 0;
-	case 1: return rn(16);
-	case 2: return 0xffffffffu >> rn(32);
-	case 3: return 1u << rn(32);
+	case 0:
+		return 0;
+	case 1:
+		return rn(16);
+	case 2:
+		return 0xffffffffu >> rn(32);
+	case 3:
+		return 1u << rn(32);
 	case 4:
-	case 5: return sh->ids[rn(NIDS)];
-	default: return rnd();
+	case 5:
+		return sh->ids[rn(NIDS)];
+	default:
+		return rnd();
 	}
 }
 
@@ -524,9 +531,12 @@ static uint32_t any_lkey(void)
 	struct mrslot *m = any_mr();
 
 	switch (rn(4)) {
-	case 0: return freed_lkeys[rn(8)];
-	case 1: return val32();
-	default: return m ? m->mr->lkey : 0;
+	case 0:
+		return freed_lkeys[rn(8)];
+	case 1:
+		return val32();
+	default:
+		return m ? m->mr->lkey : 0;
 	}
 }
 
@@ -749,7 +759,8 @@ static void m_channel(void)
 		if (OK(!ibv_get_async_event(C->c, &ev)))
 			ibv_ack_async_event(&ev);
 		break;
-	case 1: {
+	case 1:
+		{
 		struct ibv_cq *cq;
 		void *cctx;
 
@@ -843,10 +854,18 @@ static size_t mutate(uint32_t *in, size_t len)
 	}
 	if (chance(8)) {
 		switch (rn(4)) {
-		case 0: len = rn(16); break;
-		case 1: len = rn(len + 1); break;
-		case 2: len = len + rn(BUFSZ - len); break;
-		default: len = rnd() & 0xffff; break;
+		case 0:
+			len = rn(16);
+			break;
+		case 1:
+			len = rn(len + 1);
+			break;
+		case 2:
+			len = len + rn(BUFSZ - len);
+			break;
+		default:
+			len = rnd() & 0xffff;
+			break;
 		}
 		note("len %zu", len);
 	}
@@ -895,7 +914,8 @@ static size_t build_create(uint16_t *opp)
 		mlx5sp_set_dw(c, MLX5SP_CQC_DBR_UMEM_ID, umem_id());
 		DEVX_SET64(cqc, c, dbr_addr, chance(4) ? rnd() : 0);
 		return DEVX_ST_SZ_BYTES(create_cq_in);
-	case 3: {
+	case 3:
+		{
 		static const int st[] = { MLX5_QPC_ST_RC, MLX5_QPC_ST_UC,
 					  MLX5_QPC_ST_UD, MLX5_QPC_ST_XRC };
 
@@ -921,7 +941,8 @@ static size_t build_create(uint16_t *opp)
 		mlx5sp_set_dw(c, MLX5SP_QPC_DBR_UMEM_ID, umem_id());
 		return DEVX_ST_SZ_BYTES(create_qp_in);
 	}
-	case 4: {
+	case 4:
+		{
 		uint32_t ocw = chance(4) ? val32() : 2 * (1 + rn(4));
 		struct umslot *u = &PICK(C->um);
 
@@ -1199,6 +1220,7 @@ static void m_devx_uar(void)
 
 static void m_devx_events(void)
 {
+	static const uint16_t evnums[] = { 0x03, 0x09, 0x0, 0x1, 0x5, 0x7, 0x13 };
 	int i = SLOT(C->ev);
 	uint16_t ev[20];
 	int n, j;
@@ -1212,13 +1234,13 @@ static void m_devx_events(void)
 	}
 	switch (rn(4)) {
 	case 0:
-	case 1: {
+	case 1:
+		{
 		struct dobj *d = &PICK(C->dobj);
 
 		n = chance(8) ? rn(20) : 1 + rn(3);
 		for (j = 0; j < n; j++)
-			ev[j] = chance(4) ? rnd() : (uint16_t[]){ 0x03, 0x09, 0x0,
-				0x1, 0x5, 0x7, 0x13 }[rn(7)];
+			ev[j] = chance(4) ? rnd() : evnums[rn(7)];
 		note("subscribe n %d obj %d", n, !!d->o);
 		OK(!mlx5dv_devx_subscribe_devx_event(C->ev[i], chance(2) ? d->o : NULL,
 						     n * 2, ev, rnd()));
@@ -1250,7 +1272,8 @@ static void m_devx_async(void)
 		return;
 	}
 	switch (rn(3)) {
-	case 0: {
+	case 0:
+		{
 		size_t len;
 
 		if (!d->o)
@@ -1284,12 +1307,18 @@ static uint64_t any_handle(void)
 	struct mrslot *m = any_mr();
 
 	switch (rn(6)) {
-	case 0: return q ? q->qp->handle : rn(64);
-	case 1: return cq ? cq->handle : rn(64);
-	case 2: return any_pd() ? any_pd()->handle : rn(64);
-	case 3: return m ? m->mr->handle : rn(64);
-	case 4: return rn(64);
-	default: return val32();
+	case 0:
+		return q ? q->qp->handle : rn(64);
+	case 1:
+		return cq ? cq->handle : rn(64);
+	case 2:
+		return any_pd() ? any_pd()->handle : rn(64);
+	case 3:
+		return m ? m->mr->handle : rn(64);
+	case 4:
+		return rn(64);
+	default:
+		return val32();
 	}
 }
 
@@ -1333,6 +1362,7 @@ static void m_raw_write(void)
 
 static void m_raw_ioctl(void)
 {
+	static const uint16_t lens[] = { 0, 4, 8, 16, 64, 256, 1024 };
 	struct ib_uverbs_ioctl_hdr *h = (void *)scratch;
 	unsigned int na = rn(chance(8) ? 40 : 8), j;
 	uint16_t ns = chance(2) ? 1u << UVERBS_ID_NS_SHIFT : 0;
@@ -1352,8 +1382,7 @@ static void m_raw_ioctl(void)
 
 		a->attr_id = chance(8) ? rnd() : (rn(2) << UVERBS_ID_NS_SHIFT) + rn(12);
 		a->flags = rn(4) ? 0 : rnd() & 3;
-		l = rn(5) == 0 ? rnd() & 0xffff : (uint16_t[]){ 0, 4, 8, 16, 64,
-			256, 1024 }[rn(7)];
+		l = rn(5) == 0 ? rnd() & 0xffff : lens[rn(7)];
 		a->len = l;
 		a->attr_data.enum_data.elem_id = rn(4);
 		if (l <= 8 && rn(2))
@@ -1516,6 +1545,55 @@ static void child(uint64_t seed, uint64_t calls, int unpriv, const char *jdir)
 	exit(0);
 }
 
+/*
+ * Replays of what runs found, checked for their result: --regress.
+ * Seed 7, proc 1, call ~16650 (stock kernel, 3 processes): DEVX
+ * CREATE_CQ/CREATE_QP with an input shorter than the layout had the
+ * driver set the umem-valid bits beyond the end of the copied command (a
+ * slab redzone overwritten; without slub_debug, a neighbouring key's MTT
+ * pointer, freed later: an oops in sim_mkey_free_rcu). Refused now.
+ */
+static int regress(void)
+{
+	static const struct {
+		uint16_t op;
+		size_t full;
+	} cmds[] = {
+		{ MLX5_CMD_OP_CREATE_CQ, DEVX_ST_SZ_BYTES(create_cq_in) },
+		{ MLX5_CMD_OP_CREATE_QP, DEVX_ST_SZ_BYTES(create_qp_in) },
+		{ MLX5_CMD_OP_CREATE_MKEY, DEVX_ST_SZ_BYTES(create_mkey_in) },
+	};
+	size_t lens[3];
+	int bad = 0, i, j;
+
+	if (open_one(&ctxs[0]))
+		return 2;
+	for (i = 0; i < 3; i++) {
+		lens[0] = 16;
+		lens[1] = cmds[i].full / 2;
+		lens[2] = cmds[i].full - 4;
+		for (j = 0; j < 3; j++) {
+			struct mlx5dv_devx_obj *o;
+
+			memset(scratch, 0, BUFSZ);
+			DEVX_SET(general_obj_in_cmd_hdr, scratch, opcode, cmds[i].op);
+			o = mlx5dv_devx_obj_create(ctxs[0].c, scratch, lens[j],
+						   outbuf, 256);
+			if (o || errno != EINVAL) {
+				printf("fuzz: regress: op 0x%x with %zu of %zu bytes: %s\n",
+				       cmds[i].op, lens[j], cmds[i].full,
+				       o ? "created" : strerror(errno));
+				bad = 1;
+				if (o)
+					mlx5dv_devx_obj_destroy(o);
+			}
+		}
+	}
+	ibv_close_device(ctxs[0].c);
+	printf("fuzz: regress: %s\n", bad ? "FAIL" : "short DEVX creates refused");
+	return bad;
+}
+
 static const char *const reports[] = {
 	"WARNING:", "BUG:", "KASAN", "Oops", "general protection",
 	"possible circular", "possible recursive", "inconsistent lock",
@@ -1553,8 +1631,8 @@ static int kmsg_scan(int fd)
 	return found;
 }
 
-static void failed(const char *dev_name, uint64_t seed, int procs,
-		   uint64_t calls, const char *jdir, const char *why)
+static void failed(const char *dev_name, uint64_t seed, int first, int procs,
+		   int unpriv, uint64_t calls, const char *jdir, const char *why)
 {
 	char p[512];
 	FILE *f = NULL;
@@ -1569,21 +1647,23 @@ static void failed(const char *dev_name, uint64_t seed, int procs,
 				dev_name, (unsigned long long)seed, procs,
 				(unsigned long long)calls, why);
 	}
-	for (k = 0; k < procs; k++) {
+	for (k = first; k < first + procs; k++) {
+		const char *u = unpriv == 1 ||
+				(unpriv < 0 && procs > 1 && k == first + procs - 1) ?
+				" --unpriv" : "";
+
 		if (sh->done[k])
 			continue;
 		printf("fuzz: proc %d at call %llu: %s\n", k,
 		       (unsigned long long)sh->cur[k], sh->what[k]);
 		printf("fuzz: replay: fuzz_verbs %s --seed %llu --procs 1 --proc %d%s --calls %llu\n",
-		       dev_name, (unsigned long long)seed, k,
-		       procs > 1 && k == procs - 1 ? " --unpriv" : "",
+		       dev_name, (unsigned long long)seed, k, u,
 		       (unsigned long long)sh->cur[k] + 1);
 		if (f)
 			fprintf(f, "# proc %d at call %llu: %s\n%s %s --seed %llu --procs 1 --proc %d%s --calls %llu\n",
 				k, (unsigned long long)sh->cur[k], sh->what[k],
 				"${FUZZ_VERBS:-fuzz_verbs}", dev_name,
-				(unsigned long long)seed, k,
-				procs > 1 && k == procs - 1 ? " --unpriv" : "",
+				(unsigned long long)seed, k, u,
 				(unsigned long long)sh->cur[k] + 1);
 	}
 	if (f) {
@@ -1598,10 +1678,11 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 's' }, { "calls", 1, NULL, 'c' },
 		{ "procs", 1, NULL, 'p' }, { "proc", 1, NULL, 'P' },
 		{ "journal", 1, NULL, 'j' }, { "unpriv", 0, NULL, 'u' },
-		{ "verbose", 0, NULL, 'v' }, {},
+		{ "verbose", 0, NULL, 'v' }, { "regress", 0, NULL, 'r' }, {},
 	};
 	uint64_t seed = time(NULL), calls = 10000, total = 0;
 	int procs = 1, first = 0, unpriv = -1, o, k, bad = 0, kfd, alive;
+	int regress_only = 0;
 	const char *jdir = NULL, *dev_name;
 	struct ibv_device **list;
 	unsigned int distinct = 0, reached = 0;
@@ -1610,20 +1691,38 @@ int main(int argc, char **argv)
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'c': calls = strtoull(optarg, NULL, 0); break;
-		case 'p': procs = atoi(optarg); break;
-		case 'P': first = atoi(optarg); break;
-		case 'j': jdir = optarg; break;
-		case 'u': unpriv = 1; break;
-		case 'v': verbose = 1; break;
-		default: goto usage;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			calls = strtoull(optarg, NULL, 0);
+			break;
+		case 'p':
+			procs = atoi(optarg);
+			break;
+		case 'P':
+			first = atoi(optarg);
+			break;
+		case 'j':
+			jdir = optarg;
+			break;
+		case 'u':
+			unpriv = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'r':
+			regress_only = 1;
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (optind != argc - 1 || procs < 1 || procs > MAXPROCS ||
 	    first < 0 || first + procs > MAXPROCS) {
 usage:
-		fprintf(stderr, "usage: fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P] [--unpriv] [--journal DIR] [--verbose]\n");
+		fprintf(stderr, "usage: fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P] [--unpriv] [--journal DIR] [--verbose] [--regress]\n");
 		return 2;
 	}
 	dev_name = argv[optind];
@@ -1644,6 +1743,8 @@ usage:
 		return 2;
 	outbuf = scratch + BUFSZ;
 	nprocs = procs;
+	if (regress_only)
+		return regress();
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
@@ -1699,7 +1800,7 @@ usage:
 	}
 	if (bad) {
 		/* the failed process's place was kept: it is not done */
-		failed(dev_name, seed, procs, calls, jdir, why);
+		failed(dev_name, seed, first, procs, unpriv, calls, jdir, why);
 	}
 	for (k = 0; k < MAXPROCS; k++)
 		total += sh->calls[k];

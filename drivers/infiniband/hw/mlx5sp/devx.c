@@ -276,34 +276,47 @@ static int devx_create_offered(const void *in, int inlen)
 	}
 }
 
-/* A user names memory by umem only: never by an address of its choosing. */
-static void devx_set_umem_valid(void *in)
+/*
+ * A user names memory by umem only: never by an address of its choosing.
+ * The umem-valid bits sit deep in the layouts: a command shorter than its
+ * layout is refused, before they are set beyond the end of its buffer.
+ */
+static int devx_set_umem_valid(void *in, int inlen)
 {
 	void *ctx;
 
 	switch (devx_opcode(in)) {
 	case MLX5_CMD_OP_CREATE_MKEY:
+		if (inlen < MLX5_ST_SZ_BYTES(create_mkey_in))
+			return -EINVAL;
 		ctx = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 		MLX5_SET(create_mkey_in, in, mkey_umem_valid,
 			 MLX5_GET(mkc, ctx, access_mode_1_0) !=
 			 MLX5_MKC_ACCESS_MODE_KLMS);
 		break;
 	case MLX5_CMD_OP_CREATE_CQ:
+		if (inlen < MLX5_ST_SZ_BYTES(create_cq_in))
+			return -EINVAL;
 		MLX5_SET(create_cq_in, in, cq_umem_valid, 1);
 		ctx = MLX5_ADDR_OF(create_cq_in, in, cq_context);
 		MLX5_SET(cqc, ctx, dbr_umem_valid, 1);
 		break;
 	case MLX5_CMD_OP_CREATE_QP:
+		if (inlen < MLX5_ST_SZ_BYTES(create_qp_in))
+			return -EINVAL;
 		ctx = MLX5_ADDR_OF(create_qp_in, in, qpc);
 		MLX5_SET(qpc, ctx, dbr_umem_valid, 1);
 		MLX5_SET(create_qp_in, in, wq_umem_valid, 1);
 		break;
 	case MLX5_CMD_OP_MODIFY_CQ:
+		if (inlen < MLX5_ST_SZ_BYTES(modify_cq_in))
+			return -EINVAL;
 		MLX5_SET(modify_cq_in, in, cq_umem_valid, 1);
 		break;
 	default:
 		break;
 	}
+	return 0;
 }
 
 /* The id firmware gave the object, and the command that destroys it. */
@@ -394,13 +407,15 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(struct uverbs_attr_bun
 	out = uverbs_zalloc(attrs, outlen);
 	if (IS_ERR(out))
 		return PTR_ERR(out);
+	err = devx_set_umem_valid(in, inlen);
+	if (err)
+		return err;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	if (!obj)
 		return -ENOMEM;
 	obj->dev = dev;
 
 	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
-	devx_set_umem_valid(in);
 	err = devx_cmd(dev, in, inlen, out, outlen);
 	if (err == -EREMOTEIO)
 		err2 = uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT,
@@ -534,9 +549,11 @@ static bool devx_is_valid_obj_id(struct ib_uobject *uobj, const void *in)
  */
 static struct mlx5sp_ucontext *devx_obj_cmd_prepare(struct uverbs_attr_bundle *attrs,
 						    struct ib_uobject *uobj,
-						    void *in, bool modify)
+						    void *in, int inlen,
+						    bool modify)
 {
 	struct mlx5sp_ucontext *c;
+	int err;
 
 	c = devx_uctx(attrs);
 	if (IS_ERR(c))
@@ -547,9 +564,12 @@ static struct mlx5sp_ucontext *devx_obj_cmd_prepare(struct uverbs_attr_bundle *a
 		return ERR_PTR(-EINVAL);
 	if (!devx_is_valid_obj_id(uobj, in))
 		return ERR_PTR(-EINVAL);
+	if (modify) {
+		err = devx_set_umem_valid(in, inlen);
+		if (err)
+			return ERR_PTR(err);
+	}
 	MLX5_SET(general_obj_in_cmd_hdr, in, uid, c->devx_uid);
-	if (modify)
-		devx_set_umem_valid(in);
 	return c;
 }
 
@@ -564,7 +584,7 @@ static int devx_obj_cmd(struct uverbs_attr_bundle *attrs, u16 handle_attr,
 	int err, err2;
 	void *out;
 
-	c = devx_obj_cmd_prepare(attrs, uobj, in, modify);
+	c = devx_obj_cmd_prepare(attrs, uobj, in, inlen, modify);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	out = uverbs_zalloc(attrs, outlen);
@@ -607,7 +627,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_ASYNC_QUERY)(struct uverbs_att
 	u64 wr_id;
 	int err;
 
-	c = devx_obj_cmd_prepare(attrs, uobj, in, false);
+	c = devx_obj_cmd_prepare(attrs, uobj, in, inlen, false);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	err = uverbs_get_const(&outlen, attrs,
