@@ -190,15 +190,22 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 	}
 }
 
-/* The page behind UAR @index while it is allocated. */
+/*
+ * The page behind UAR @index while it is allocated, asked for by the
+ * driver to map it into user space: from here on the engine polls what
+ * uses the UAR (engine.c), as doorbells written there are not trapped.
+ * The mark goes with the entry (DEALLOC_UAR, sim_release_objects).
+ */
 struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
 	struct page *page;
 
-	rcu_read_lock();
+	xa_lock(&sim->uar_pages);
 	page = xa_load(&sim->uar_pages, index);
-	rcu_read_unlock();
+	if (page)
+		__xa_set_mark(&sim->uar_pages, index, SIM_UAR_MAPPED);
+	xa_unlock(&sim->uar_pages);
 	return page;
 }
 

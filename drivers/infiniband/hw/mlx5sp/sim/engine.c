@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The engine of a model device: one kthread that finds work and runs it.
- * Kernel doorbells (BAR writes) kick it awake; user space doorbells are
- * writes to memory the model cannot trap, so each pass reads the doorbell
- * records of every QP that can move (send counter of RTS QPs, both
- * counters of ERR QPs to flush) and of every CQ (arm), and the CQ doorbell
- * of every UAR page. While passes find work it runs on. Idle, it first
- * spins for a while (the gap of a user space turnaround: a ping-pong's
- * next post comes within microseconds), but only while it has its CPU to
- * itself: an application busy-polling its CQ on the same CPU gets the CPU
- * at once. Then it polls every few microseconds for a few ms (sleeping in
- * between), then backs off, doubling the sleep up to a few ms, and with
- * nothing to poll it sleeps until kicked. It is a low-priority SCHED_FIFO
- * thread, so a busy-polling application on another CPU does not delay it
- * by a time slice.
+ * Kernel doorbells (BAR writes) and commands kick it awake; user space
+ * doorbells are writes to memory the model cannot trap, so each pass reads
+ * the doorbell records of every QP that can move (send counter of RTS QPs,
+ * both counters of ERR QPs to flush) and of every CQ (arm), and the CQ
+ * doorbell of every UAR page. What it must come back to unkicked makes a
+ * pass "pollable": a QP or CQ on a UAR mapped to user space, a QP in ERR
+ * (a kernel post_recv there rings no doorbell, yet is flushed) and a QP
+ * waiting for a time (RNR, retransmission, ACKs). Kernel-only work
+ * (ULPs) has none of these in the steady state: the engine sleeps until
+ * kicked and runs a pass right after one that worked, giving the CPU up
+ * only while passes keep working.
+ * With something pollable, while passes find work it runs on. Idle, it
+ * first spins for a while (the gap of a user space turnaround: a
+ * ping-pong's next post comes within microseconds), but only while it has
+ * its CPU to itself: an application busy-polling its CQ on the same CPU
+ * gets the CPU at once. Then it polls every few microseconds for a few ms
+ * (sleeping in between), then backs off, doubling the sleep up to a few
+ * ms, and with nothing to poll it sleeps until kicked. It is a
+ * low-priority SCHED_FIFO thread, so a busy-polling application on another
+ * CPU does not delay it by a time slice.
  */
 
-#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -74,6 +81,28 @@ static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
 	return true;
 }
 
+/*
+ * User space rings doorbells on this UAR (bar.c, sim_uar_page): the
+ * engine must come back to what uses it. With debugfs poll_kernel it comes
+ * back to everything, as it did before it told the two apart (to compare).
+ * Under rcu_read_lock().
+ */
+static bool sim_engine_user_uar(struct mlx5sp_sim *sim, u32 uar)
+{
+	return xa_get_mark(&sim->uar_pages, uar, SIM_UAR_MAPPED) ||
+	       READ_ONCE(sim->poll_kernel);
+}
+
+/*
+ * An RTS QP waits for a time: an RNR or retransmission timer, or
+ * completions for their ACK. Only the engine sets these (a command that
+ * does kicks it after), so a look after its pass is current.
+ */
+static bool sim_engine_qp_timed(struct sim_qp *qp)
+{
+	return READ_ONCE(qp->ack_n) || READ_ONCE(qp->wait) != SIM_SQ_RUN;
+}
+
 static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
 {
 	struct sim_cq *cq;
@@ -93,7 +122,9 @@ static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
 		cq = sim_pollset_at(&sim->poll_cqs, i);
 		if (!cq)
 			continue;
-		*pollable = true;
+		/* a kernel CQ arm is a BAR write: it kicks (cq.c) */
+		if (sim_engine_user_uar(sim, cq->uar))
+			*pollable = true;
 		work |= sim_cq_poll_arm(cq);
 	}
 unlock:
@@ -120,8 +151,10 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 		qp = sim_pollset_at(&sim->poll_qps, i);
 		state = qp ? READ_ONCE(qp->state) : MLX5_QP_STATE_RST;
 		if (state == MLX5_QP_STATE_RTS) {
-			*pollable = true;
 			work |= sim_sq_process(eng, qp);
+			if (sim_engine_user_uar(sim, qp->uar) ||
+			    sim_engine_qp_timed(qp))
+				*pollable = true;
 		} else if (state == MLX5_QP_STATE_ERR) {
 			*pollable = true;
 			work |= sim_sq_flush(qp);
@@ -178,37 +211,60 @@ static void sim_engine_idle(struct mlx5sp_sim *sim, u64 idle_since,
 /*
  * A real-time thread still lets in whoever else wants its CPU (the
  * application posting the next WQE, maybe): the polling loop is short, so
- * single_task_running() is current enough.
+ * single_task_running() is current enough. A kick ends the sleep (unlike
+ * usleep_range(), which sleeps on to its timer: ~80 us under TCG).
  */
-static void sim_engine_share_cpu(void)
+static void sim_engine_share_cpu(struct sim_engine *eng)
 {
-	if (single_task_running())
+	ktime_t delay = ns_to_ktime(SIM_FAST_SLEEP_US * NSEC_PER_USEC);
+
+	if (single_task_running()) {
 		cond_resched();
-	else
-		usleep_range(SIM_FAST_SLEEP_US, 2 * SIM_FAST_SLEEP_US);
+		return;
+	}
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (atomic_read(&eng->kicked) || kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	schedule_hrtimeout_range(&delay, SIM_FAST_SLEEP_US * NSEC_PER_USEC,
+				 HRTIMER_MODE_REL);
 }
 
 static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
 	struct sim_engine *eng = &sim->engine;
+	bool pollable, worked = false;
 	u64 idle_since = 0;
-	bool pollable;
 
 	while (!kthread_should_stop()) {
-		atomic_set(&eng->kicked, 0);
+		/*
+		 * Ordered before the pass reads doorbell records: a plain
+		 * store could land after a kicker's, who wrote its record
+		 * before, and the kick would be lost (x86 orders no store
+		 * before a later load).
+		 */
+		atomic_xchg(&eng->kicked, 0);
 		if (sim_engine_pass(sim, &pollable)) {
 			eng->sleep_us = 0;
 			idle_since = 0;
-			sim_engine_share_cpu();
+			/*
+			 * Kicked work: the next pass comes at once, and finds
+			 * nothing more often than not, then sleeps.
+			 */
+			if (pollable || worked)
+				sim_engine_share_cpu(eng);
+			worked = true;
 			continue;
 		}
+		worked = false;
 		if (atomic_read(&eng->kicked))
 			continue;
 		if (!idle_since)
 			idle_since = ktime_get_ns();
 		if (pollable && ktime_get_ns() - idle_since < SIM_SPIN_NS) {
-			sim_engine_share_cpu();
+			sim_engine_share_cpu(eng);
 			cpu_relax();
 			continue;
 		}

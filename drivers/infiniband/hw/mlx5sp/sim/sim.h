@@ -53,6 +53,7 @@
 #define SIM_LOG_CMDQ_STRIDE	6	/* 64-byte command entries */
 
 #define SIM_UAR_FIRST		16	/* BAR pages below hold the init segment */
+#define SIM_UAR_MAPPED		XA_MARK_1	/* uar_pages: in user space */
 #define SIM_MAX_SLOTS		32	/* bits in cmd_dbell */
 #define SIM_LOG_MAX_EQ		6
 #define SIM_MAX_EQS		BIT(SIM_LOG_MAX_EQ)
@@ -602,7 +603,9 @@ struct mlx5sp_sim {
 	spinlock_t eq_lock;		/* protects eqs[], each EQ's ci/pi/armed */
 	struct sim_eq *eqs[SIM_MAX_EQS];
 
-	struct xarray uar_pages;	/* UAR index -> struct page, RCU */
+	struct xarray uar_pages;	/* UAR index -> struct page, RCU;
+					 * SIM_UAR_MAPPED: handed to user space
+					 */
 	struct xarray tds;		/* transport domains */
 	struct xarray mkeys;		/* index -> sim_mkey, RCU */
 	struct xarray cqs;		/* cqn -> sim_cq, RCU */
@@ -636,6 +639,8 @@ struct mlx5sp_sim {
 	u32 ack_delay_us;
 
 	spinlock_t fault_lock;		/* protects fault */
+	/* the engine polls kernel QPs and CQs too (debugfs poll_kernel) */
+	bool poll_kernel;
 	struct sim_fault fault;
 	struct sim_sig_inject sig_inject;	/* under fault_lock too */
 
