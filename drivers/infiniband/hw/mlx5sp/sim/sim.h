@@ -637,10 +637,10 @@ struct mlx5sp_sim {
 	u8 sig_runon;
 	/* an RC request's ACK comes back this late (debugfs ack_delay_us) */
 	u32 ack_delay_us;
-
-	spinlock_t fault_lock;		/* protects fault */
 	/* the engine polls kernel QPs and CQs too (debugfs poll_kernel) */
 	bool poll_kernel;
+
+	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
 	struct sim_sig_inject sig_inject;	/* under fault_lock too */
 
