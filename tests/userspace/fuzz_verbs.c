@@ -62,6 +62,13 @@
 #define NOBJ		6	/* slots of each kind per context */
 #define NIDS		64	/* ids seen, shared by all processes */
 #define BUFSZ		16384
+/*
+ * Responses: room for any length a command can claim (out_words or an
+ * attribute's length, 16 bits of words), then a page nothing may touch, so
+ * the kernel copying to a lying length faults instead of writing over the
+ * fuzzer's own memory.
+ */
+#define OUTSZ		(1 << 20)
 #define CALL_TIMEOUT	120	/* seconds a call may take under TCG */
 #define MAXPROCS	16
 
@@ -1737,11 +1744,13 @@ usage:
 	}
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	scratch = mmap(NULL, 2 * BUFSZ, PROT_READ | PROT_WRITE,
+	scratch = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || scratch == MAP_FAILED)
+	outbuf = mmap(NULL, OUTSZ + 4096, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || scratch == MAP_FAILED || outbuf == MAP_FAILED ||
+	    mprotect(outbuf + OUTSZ, 4096, PROT_NONE))
 		return 2;
-	outbuf = scratch + BUFSZ;
 	nprocs = procs;
 	if (regress_only)
 		return regress();

@@ -1,0 +1,45 @@
+#!/bin/bash
+# The uverbs/DEVX fuzzer (tests/userspace/fuzz_verbs.c), short form: 10^4
+# seeded random calls (FUZZ_CALLS, FUZZ_SEED, FUZZ_PROCS override) from
+# three processes, the last one unprivileged, over two contexts each, on a
+# model device; then the device is removed and the modules unloaded with
+# whatever the fuzzer left behind closed. A kernel report fails the VM run;
+# a process that dies or hangs fails the test, with the seed, the call and
+# a replay command (in the results, fuzz/replay.sh). Before it, --regress
+# replays what earlier runs found (DEVX creates shorter than their layout).
+# `make fuzz` is the long form. The program comes from `make userprogs`
+# (.build/tests/fuzz_verbs); without it, it is built here into /var/tmp.
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+
+prog=$(test_prog fuzz_verbs)
+calls=${FUZZ_CALLS:-10000}
+seed=${FUZZ_SEED:-1}
+procs=${FUZZ_PROCS:-3}
+jdir=${MLX5SP_RESULTS:-/tmp}/fuzz
+mkdir -p "$jdir"
+# the unprivileged process journals here too
+chmod 0777 "$jdir"
+
+load
+mark fuzz
+ip link add fzdummy0 type dummy
+ip link set fzdummy0 up
+rdma link add fz0 type mlx5sp netdev fzdummy0 || die "rdma link add failed"
+for _ in $(seq 50); do
+	grep -q '^fe80' /sys/class/infiniband/fz0/ports/1/gids/0 2>/dev/null && break
+	sleep 0.2
+done
+# rdma-core's udev rules leave the uverbs files 0666; be sure of it here
+chmod 0666 /dev/infiniband/uverbs* /dev/infiniband/rdma_cm 2>/dev/null || true
+
+rc=0
+# first what earlier runs found, replayed and checked
+timeout 60 "$prog" fz0 --regress || rc=$?
+[ $rc = 0 ] || die "fuzz_verbs --regress: status $rc"
+timeout ${FUZZ_TIMEOUT:-900} "$prog" fz0 --seed "$seed" --calls "$calls" \
+	--procs "$procs" --journal "$jdir" ${FUZZ_ARGS:-} || rc=$?
+
+rdma link delete fz0 || die "rdma link delete failed"
+ip link del fzdummy0
+unload
+[ $rc = 0 ] || die "fuzz_verbs: status $rc (seed $seed; replay: $jdir/replay.sh)"
