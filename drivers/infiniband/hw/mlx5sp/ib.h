@@ -12,6 +12,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/mlx5-abi.h>
 
@@ -75,6 +76,31 @@ enum mlx5sp_mmap_type {
 	MLX5SP_MMAP_TYPE_UAR_NC,
 };
 
+/* The driver's own counters (counters.c), after the Q counters. */
+enum mlx5sp_drv_cnt {
+	MLX5SP_DRV_SIG_ERR_GUARD,
+	MLX5SP_DRV_SIG_ERR_REFTAG,
+	MLX5SP_DRV_SIG_ERR_APPTAG,
+	MLX5SP_DRV_SQ_DRAINED,
+	MLX5SP_DRV_WQES_CANCELLED,
+	MLX5SP_DRV_NR,
+};
+
+#define MLX5SP_MAX_Q_STATS	32
+
+/*
+ * The port's hardware counters: set at device add (before registration)
+ * and constant after, but drv[], which any context adds to.
+ */
+struct mlx5sp_counters {
+	u32 set_id;			/* the port's Q counter set, 0: none */
+	u32 nq;				/* Q counters listed */
+	u32 n;				/* nq + MLX5SP_DRV_NR */
+	u16 q_off[MLX5SP_MAX_Q_STATS];	/* bytes into query_q_counter_out */
+	struct rdma_stat_desc descs[MLX5SP_MAX_Q_STATS + MLX5SP_DRV_NR];
+	atomic64_t drv[MLX5SP_DRV_NR];
+};
+
 struct mlx5sp_ib_dev {
 	struct ib_device ib;
 	struct mlx5sp_dev *mdev;
@@ -92,6 +118,7 @@ struct mlx5sp_ib_dev {
 	struct list_head devx_subs;
 	unsigned int devx_nsubs;
 	bool registered;
+	struct mlx5sp_counters cnt;	/* counters.c */
 };
 
 /* A kernel DMA buffer: contiguous, described to firmware in 4 KiB pages. */
@@ -294,6 +321,8 @@ struct mlx5sp_qp {
 	bool user;
 	bool sig_pipelining;		/* kernel: drain on signature error */
 	bool integrity;			/* kernel: IB_QP_CREATE_INTEGRITY_EN */
+	/* ibqp.counter changed outside RST/RTS: set at the next RTS (mutex) */
+	bool counter_pending;
 };
 
 /* sq.wc_op of a WQE that was not cancelled */
@@ -536,6 +565,19 @@ void mlx5sp_post_ib_event(struct mlx5sp_core_qp *mqp,
 			  const struct ib_event *ev,
 			  void (*handler)(struct ib_event *, void *),
 			  void *context);
+
+int mlx5sp_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
+
+/* counters.c */
+extern const struct ib_device_ops mlx5sp_counter_ops;
+int mlx5sp_counters_init(struct mlx5sp_ib_dev *dev);
+void mlx5sp_counters_cleanup(struct mlx5sp_ib_dev *dev);
+u32 mlx5sp_counter_set_id(struct mlx5sp_ib_dev *dev, struct ib_qp *ibqp);
+void mlx5sp_count(struct mlx5sp_ib_dev *dev, enum mlx5sp_drv_cnt which,
+		  u32 n);
+
+/* restrack.c */
+extern const struct ib_device_ops mlx5sp_restrack_ops;
 
 /* srq.c */
 int mlx5sp_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,

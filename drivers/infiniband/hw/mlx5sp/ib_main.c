@@ -203,6 +203,8 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	strscpy(dev->ib.node_desc, "mlx5sp", sizeof(dev->ib.node_desc));
 	set_node_guid(dev, netdev);
 	ib_set_device_ops(&dev->ib, &mlx5sp_dev_ops);
+	ib_set_device_ops(&dev->ib, &mlx5sp_counter_ops);
+	ib_set_device_ops(&dev->ib, &mlx5sp_restrack_ops);
 
 	/* From here dealloc_driver (via ib_dealloc_device) undoes it all. */
 	dev->db_pool = dma_pool_create("mlx5sp_db", mdev->dma_dev, 64, 64, 0);
@@ -210,6 +212,9 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 		err = -ENOMEM;
 		goto err_dealloc;
 	}
+	err = mlx5sp_counters_init(dev);
+	if (err)
+		goto err_dealloc;
 	if (netdev) {
 		err = ib_device_set_netdev(&dev->ib, netdev, MLX5SP_IB_PORT);
 		if (err)
@@ -255,6 +260,7 @@ static void mlx5sp_dealloc_driver(struct ib_device *ibdev)
 	/* ib_core destroyed every event file, and they their subscriptions */
 	WARN_ON(!list_empty(&dev->devx_subs));
 	xa_destroy(&dev->sig_mrs);
+	mlx5sp_counters_cleanup(dev);
 	dma_pool_destroy(dev->db_pool);
 	mdev->release(mdev);
 }

@@ -341,6 +341,17 @@ void mlx5sp_sig_err_cqe(struct mlx5sp_ib_dev *dev,
 	unsigned long flags;
 
 	parse_sig_err(cqe, &e);
+	switch (e.err_type) {
+	case IB_SIG_BAD_GUARD:
+		mlx5sp_count(dev, MLX5SP_DRV_SIG_ERR_GUARD, 1);
+		break;
+	case IB_SIG_BAD_REFTAG:
+		mlx5sp_count(dev, MLX5SP_DRV_SIG_ERR_REFTAG, 1);
+		break;
+	case IB_SIG_BAD_APPTAG:
+		mlx5sp_count(dev, MLX5SP_DRV_SIG_ERR_APPTAG, 1);
+		break;
+	}
 	trace_mlx5sp_sig_err(dev->mdev->name, e.key, e.err_type, e.expected,
 			     e.actual, e.sig_err_offset);
 	xa_lock_irqsave(&dev->sig_mrs, flags);

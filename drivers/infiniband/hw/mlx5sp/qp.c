@@ -356,6 +356,7 @@ static void qp_event(struct mlx5sp_core_qp *mqp, u8 type)
 		break;
 	case MLX5_EVENT_TYPE_SQ_DRAINED:
 		ev.event = IB_EVENT_SQ_DRAINED;
+		mlx5sp_count(to_ibdev(qp->ibqp.device), MLX5SP_DRV_SQ_DRAINED, 1);
 		break;
 	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
 		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
@@ -1028,7 +1029,9 @@ static void fill_modify_qpc(struct mlx5sp_qp *qp, const struct ib_qp_attr *attr,
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
 		if (qp->rq.wqe_cnt)
 			MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
-		MLX5_SET(qpc, qpc, counter_set_id, 0);
+		MLX5_SET(qpc, qpc, counter_set_id,
+			 mlx5sp_counter_set_id(to_ibdev(qp->ibqp.device),
+					       &qp->ibqp));
 		if (!qp->user)
 			MLX5_SET(qpc, qpc, rlky, 1);
 	}
@@ -1049,6 +1052,79 @@ static void reset_kernel_qp(struct mlx5sp_qp *qp)
 	qp->sq.failed = false;
 	qp->db.db[MLX5_RCV_DBR] = 0;
 	qp->db.db[MLX5_SND_DBR] = 0;
+}
+
+static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+			struct ib_qp_attr *attr);
+
+/* Whether the device has the QP in RTS (not stopped, not in ERR). */
+static bool hw_in_rts(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp)
+{
+	struct ib_qp_attr *attr;
+	bool rts = false;
+
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	if (!attr)
+		return false;
+	if (!query_qp_cmd(dev, qp, attr))
+		rts = attr->qp_state == IB_QPS_RTS;
+	kfree(attr);
+	return rts;
+}
+
+/* An RTS QP counts into @counter's Q counter set, or the port's. */
+static int set_counter_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
+			   struct rdma_counter *counter)
+{
+	void *qpc;
+	int err;
+
+	qpc = kzalloc(MLX5_ST_SZ_BYTES(qpc), GFP_KERNEL);
+	if (!qpc)
+		return -ENOMEM;
+	MLX5_SET(qpc, qpc, counter_set_id,
+		 counter ? counter->id : dev->cnt.set_id);
+	err = qp_modify_cmd(dev, qp, MLX5_CMD_OP_RTS2RTS_QP,
+			    MLX5_QP_OPTPAR_COUNTER_SET_ID, qpc);
+	kfree(qpc);
+	return err;
+}
+
+/**
+ * mlx5sp_qp_set_counter - bind a QP to a counter of ib_core, or unbind it
+ * @ibqp: the QP
+ * @counter: the counter, NULL: the port's again
+ *
+ * In RST the QP names the set at RST2INIT; in RTS at once (RTS2RTS); in
+ * another state at the next transition to RTS, as mlx5_ib does.
+ */
+int mlx5sp_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter)
+{
+	struct mlx5sp_ib_dev *dev = to_ibdev(ibqp->device);
+	struct mlx5sp_qp *qp = to_qp(ibqp);
+	int err = 0;
+
+	mutex_lock(&qp->mutex);
+	if (qp->state == IB_QPS_RESET) {
+		ibqp->counter = counter;
+		goto out;
+	}
+	if (!MLX5SP_CAP_GEN(dev, rts2rts_qp_counters_set_id)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	/* the device may have moved it on its own (ERR, a signature stop) */
+	if (qp->state == IB_QPS_RTS && hw_in_rts(dev, qp)) {
+		err = set_counter_cmd(dev, qp, counter);
+		if (!err)
+			ibqp->counter = counter;
+		goto out;
+	}
+	qp->counter_pending = true;
+	ibqp->counter = counter;
+out:
+	mutex_unlock(&qp->mutex);
+	return err;
 }
 
 static int modify_qp_locked(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
@@ -1101,6 +1177,13 @@ static int modify_qp_locked(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		reset_kernel_qp(qp);
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT && qp->sig_pipelining)
 		err = mlx5sp_qp_enable_drain_sigerr(dev, qp);
+	if (cur == IB_QPS_RESET && new == IB_QPS_INIT)
+		qp->counter_pending = false;	/* the QPC named it */
+	if (!err && new == IB_QPS_RTS && qp->counter_pending) {
+		err = set_counter_cmd(dev, qp, qp->ibqp.counter);
+		if (!err)
+			qp->counter_pending = false;
+	}
 out_free:
 	kfree(qpc);
 	return err;

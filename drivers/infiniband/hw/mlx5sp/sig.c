@@ -159,6 +159,7 @@ int mlx5sp_qp_cancel_send_wrs(struct ib_qp *ibqp, u64 wr_id)
 		pos += nbb;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	mlx5sp_count(dev, MLX5SP_DRV_WQES_CANCELLED, n);
 out:
 	mutex_unlock(&qp->mutex);
 	return err ? err : n;
