@@ -20,7 +20,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
-	check test kunit vm-test stock-test demo install install-userspace deb clean
+	check test kunit vm-test stock-test demo fuzz install install-userspace deb clean
 
 all: modules
 
@@ -69,7 +69,9 @@ test: modules userspace userprogs check
 # benchmarks, and libmlx5sp with its example (mlx5sp-read-target).
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
+	$(TOP)/.build/tests/last_send $(TOP)/.build/tests/cm_shutdown \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
+	$(TOP)/.build/tests/fuzz_verbs \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -83,6 +85,16 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
 		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
+
+$(TOP)/.build/tests/last_send: $(TOP)/tests/userspace/last_send.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+$(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 # DEVX commands use the kernel's PRM layouts (tests/userspace/prm.h).
 MLX5_IFC = $(shell ls -d /usr/src/linux-headers-6.12*-common | sort -V | tail -n1)/include/linux/mlx5/mlx5_ifc.h
@@ -99,6 +111,11 @@ $(TOP)/.build/tests/devx_async: $(TOP)/tests/userspace/devx_async.c \
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs -lpthread
 
+$(TOP)/.build/tests/fuzz_verbs: $(TOP)/tests/userspace/fuzz_verbs.c \
+		$(TOP)/tests/userspace/prm.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
+
 $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
@@ -110,6 +127,12 @@ $(TOP)/.build/bench/mlx5sp-sigbench: $(TOP)/bench/mlx5sp-sigbench.c
 # rxe against a model device in one stock-kernel VM (scripts/bench).
 bench: modules userprogs
 	@$(TOP)/scripts/bench
+
+# The uverbs/DEVX fuzzer's long form (scripts/fuzz): 10^6 seeded calls in
+# one debug-kernel VM; FUZZ_ARGS go to scripts/fuzz (--seed N, --calls N,
+# --kernel stock ...).
+fuzz: debug-modules userprogs
+	@$(TOP)/scripts/fuzz $(FUZZ_ARGS)
 
 # The guided tour in one stock-kernel VM (scripts/demo): the modules and
 # libmlx5sp's example target (mlx5sp-read-target) are all it runs.

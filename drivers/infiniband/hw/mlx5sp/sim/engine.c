@@ -276,6 +276,7 @@ static int sim_engine_thread(void *data)
 int sim_engine_start(struct mlx5sp_sim *sim)
 {
 	struct task_struct *task;
+	int err;
 
 	/*
 	 * Signature transfers pass through it (xfer.c), a page at a time:
@@ -284,12 +285,17 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 	sim->engine.wire = kmalloc(SIM_WIRE_BUF, GFP_KERNEL);
 	if (!sim->engine.wire)
 		return -ENOMEM;
+	/* and the WQEs a command runs before it takes a QP out of RTS */
+	sim->fw_eng.wire = kmalloc(SIM_WIRE_BUF, GFP_KERNEL);
+	if (!sim->fw_eng.wire) {
+		err = -ENOMEM;
+		goto err_free_wire;
+	}
 	task = kthread_create(sim_engine_thread, sim, "mlx5sp_sim/%s",
 			      sim->name);
 	if (IS_ERR(task)) {
-		kfree(sim->engine.wire);
-		sim->engine.wire = NULL;
-		return PTR_ERR(task);
+		err = PTR_ERR(task);
+		goto err_free_fw_wire;
 	}
 	/*
 	 * Applications busy-poll their CQs: a normal thread waits for
@@ -299,6 +305,14 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 	WRITE_ONCE(sim->engine.task, task);
 	wake_up_process(task);
 	return 0;
+
+err_free_fw_wire:
+	kfree(sim->fw_eng.wire);
+	sim->fw_eng.wire = NULL;
+err_free_wire:
+	kfree(sim->engine.wire);
+	sim->engine.wire = NULL;
+	return err;
 }
 
 void sim_engine_stop(struct mlx5sp_sim *sim)
@@ -313,4 +327,9 @@ void sim_engine_stop(struct mlx5sp_sim *sim)
 	kthread_stop(task);
 	kfree(sim->engine.wire);
 	sim->engine.wire = NULL;
+	/* commands still running from here on execute no more WQEs */
+	mutex_lock(&sim->fw_lock);
+	kfree(sim->fw_eng.wire);
+	sim->fw_eng.wire = NULL;
+	mutex_unlock(&sim->fw_lock);
 }

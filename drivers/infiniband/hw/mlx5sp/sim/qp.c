@@ -9,6 +9,11 @@
  * decodes what the data path needs. RC, UC, UD and the GSI QP (st QP1,
  * QPN 1).
  * The buffer holds the RQ first and the SQ after it (mlx5_ib's layout).
+ *
+ * 2ERR, 2RST, RTS2SQD and DESTROY_QP of a QP in RTS first execute every
+ * WQE the doorbell record covers when the command starts (sq.c,
+ * sim_sq_catch_up), as a ConnectX's send engine has seen those doorbells
+ * long before the command completes.
  */
 
 #include <linux/slab.h>
@@ -393,6 +398,10 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 		if (err)
 			return err;
 	}
+	/* out of RTS: the doorbells rung before this command are executed */
+	if (t->to == MLX5_QP_STATE_ERR || t->to == MLX5_QP_STATE_RST ||
+	    t->to == MLX5_QP_STATE_SQD)
+		sim_sq_catch_up(&sim->fw_eng, qp);
 
 	spin_lock(&qp->sq_lock);
 	spin_lock(&qp->rq_lock);
@@ -618,10 +627,13 @@ int sim_cmd_destroy_qp(struct sim_cmd *c)
 	struct mlx5sp_sim *sim = c->sim;
 	struct sim_qp *qp;
 
-	qp = xa_erase(&sim->qps, qpn);
+	qp = xa_load(&sim->qps, qpn);
 	if (!qp)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_QP_NOT_FOUND);
+	/* what its doorbells rang for goes out first, as from 2ERR */
+	sim_sq_catch_up(&sim->fw_eng, qp);
+	xa_erase(&sim->qps, qpn);
 	sim_pollset_del(&sim->poll_qps, qp);
 	spin_lock(&qp->sq_lock);
 	spin_lock(&qp->rq_lock);

@@ -631,6 +631,8 @@ struct mlx5sp_sim {
 	struct work_struct release_work; /* factory release */
 
 	struct sim_engine engine;	/* owned by the engine thread */
+	/* scratch of the WQEs a command runs (sim_sq_catch_up); fw_lock */
+	struct sim_engine fw_eng;
 	struct sim_engine_stats estats;
 
 	/* WQEs that run on past a signature error (debugfs sig_runon) */
@@ -884,6 +886,7 @@ void sim_qp_set_error(struct sim_qp *qp);
 
 /* sq.c: the requester */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
+void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp);
 bool sim_sq_flush(struct sim_qp *qp);
 int sim_sq_acks_alloc(struct sim_qp *qp);
 bool sim_sq_acks_write(struct sim_qp *qp, bool all);

@@ -23,7 +23,11 @@
  * completions may wait at a time; a QP that leaves RTS for SQD or ERR
  * writes them first, at once; a reset drops them.
  *
- * Runs in the engine with rcu_read_lock() and the QP's sq_lock held.
+ * A command that takes a QP out of RTS first runs what its doorbell
+ * record holds (sim_sq_catch_up), as a ConnectX's send engine has by then.
+ *
+ * Runs in the engine (or that command) with rcu_read_lock() and the QP's
+ * sq_lock held.
  */
 
 #include <kunit/visibility.h>
@@ -603,26 +607,17 @@ static bool sim_sq_sig_gate(struct sim_qp *qp)
 	return false;
 }
 
-/* Under rcu_read_lock(). Returns true if it did anything. */
-bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+/*
+ * Execute from sq_ci up to @pi, at most @budget WQEs; stops at a WQE that
+ * waits, when every ACK slot is taken, or when the QP leaves RTS (an
+ * error, a signature stop). Under sq_lock, the QP in RTS, the WQEs read
+ * after the doorbell record. Returns true if it did anything.
+ */
+static bool sim_sq_run(struct sim_engine *eng, struct sim_qp *qp, u16 pi,
+		       int budget)
 {
-	int budget = SIM_SQ_BUDGET;
 	bool work = false;
-	u16 pi;
 
-	spin_lock(&qp->sq_lock);
-	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !qp->sq_wqe_cnt)
-		goto unlock;
-	if (qp->ack_n)
-		work = sim_sq_acks_write(qp, false);
-	if (qp->wait != SIM_SQ_RUN) {
-		if (ktime_get_ns() < qp->wait_until)
-			goto unlock;
-		qp->wait = SIM_SQ_RUN;
-	}
-	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
-	/* the WQEs were written before the doorbell record */
-	dma_rmb();
 	while (qp->sq_ci != pi && budget--) {
 		if (qp->ack_n == SIM_SQ_ACKS) {
 			/* every slot waits for an ACK: so does the SQ */
@@ -640,6 +635,29 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 		if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
 			break;
 	}
+	return work;
+}
+
+/* Under rcu_read_lock(). Returns true if it did anything. */
+bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+{
+	bool work = false;
+	u16 pi;
+
+	spin_lock(&qp->sq_lock);
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !qp->sq_wqe_cnt)
+		goto unlock;
+	if (qp->ack_n)
+		work = sim_sq_acks_write(qp, false);
+	if (qp->wait != SIM_SQ_RUN) {
+		if (ktime_get_ns() < qp->wait_until)
+			goto unlock;
+		qp->wait = SIM_SQ_RUN;
+	}
+	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+	/* the WQEs were written before the doorbell record */
+	dma_rmb();
+	work |= sim_sq_run(eng, qp, pi, SIM_SQ_BUDGET);
 	/* stopping with nothing left to run: drained */
 	if (qp->sig_draining && qp->sq_ci == pi &&
 	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS) {
@@ -650,6 +668,76 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 unlock:
 	spin_unlock(&qp->sq_lock);
 	return work;
+}
+
+/*
+ * One batch of sim_sq_catch_up, under sq_lock: true while there is more
+ * to run towards @target (the doorbell record when the command started).
+ */
+static bool sim_sq_catch_up_batch(struct sim_engine *eng, struct sim_qp *qp,
+				  u16 target, u32 *left)
+{
+	u16 start = qp->sq_ci, pi;
+
+	if (sim_engine_halted(qp->sim) ||
+	    READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || start == target)
+		return false;
+	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+	/* the engine ran past @target meanwhile (the record moved on) */
+	if ((u16)(target - start) > (u16)(pi - start))
+		return false;
+	/* the QP leaves RTS: what waits for its ACK completes now */
+	if (qp->wait == SIM_SQ_WAIT_ACK) {
+		sim_sq_acks_write(qp, true);
+		qp->wait = SIM_SQ_RUN;
+	}
+	/* a WQE waiting for an RNR or retransmission timer stays there */
+	if (qp->wait != SIM_SQ_RUN) {
+		if (ktime_get_ns() < qp->wait_until)
+			return false;
+		qp->wait = SIM_SQ_RUN;
+	}
+	dma_rmb();
+	sim_sq_run(eng, qp, target, SIM_SQ_BUDGET);
+	if (qp->sq_ci == start)
+		return false;
+	*left -= min_t(u32, *left, (u16)(qp->sq_ci - start));
+	return *left && READ_ONCE(qp->state) == MLX5_QP_STATE_RTS &&
+	       (qp->wait == SIM_SQ_RUN || qp->wait == SIM_SQ_WAIT_ACK);
+}
+
+/*
+ * A command is about to take @qp out of RTS (2ERR, 2RST, RTS2SQD,
+ * DESTROY_QP). A ConnectX's send engine sees a doorbell long before a
+ * firmware command completes, so every WQE whose doorbell rang before the
+ * command is executed, not flushed, and programs rely on it (a last
+ * message posted just before a disconnect). The model's engine finds user
+ * doorbells by polling and kernel doorbells when its thread runs, either
+ * of which may come after the command: so the command runs the SQ first,
+ * up to the producer index the doorbell record holds now, with @eng (the
+ * command processor's scratch, under fw_lock). It stops where the engine
+ * would: a WQE that waits (RNR, retransmission, fence), an error (the QP
+ * goes to ERR), the signature stop of drain_sigerr (SQD). In batches, so
+ * the engine and the rest of the machine get the lock and the CPU.
+ */
+void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp)
+{
+	u32 left = qp->sq_wqe_cnt;	/* never more than a ring */
+	bool more = true;
+	u16 target;
+
+	if (!qp->sq_wqe_cnt || !eng->wire)
+		return;
+	target = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+	while (more) {
+		rcu_read_lock();
+		spin_lock(&qp->sq_lock);
+		more = sim_sq_catch_up_batch(eng, qp, target, &left);
+		spin_unlock(&qp->sq_lock);
+		rcu_read_unlock();
+		if (more)
+			cond_resched();
+	}
 }
 
 /* ERR: every posted WQE completes with a flush error. */

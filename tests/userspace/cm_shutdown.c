@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * A storage initiator's shutdown over rdma_cm (issue 15): the initiator
+ * posts its last messages, at once moves its QP to ERR and calls
+ * rdma_disconnect(); the target must receive every one of them, the last
+ * included, and every SEND completes successfully, because a ConnectX
+ * executes each WQE whose doorbell rang before the command that took the
+ * QP out of RTS.
+ *
+ * usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS]]
+ *
+ * A child process is the target: it listens on SERVER_IP, accepts RUNS
+ * connections one after the other, each with MSGS receives posted, and
+ * counts what arrives until the disconnect. The parent is the initiator,
+ * from CLIENT_IP. Ends with "N passed, N failed".
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define PORT		18515
+#define MAX_MSGS	64
+#define MSG_LEN		64
+#define WAIT_MS		5000
+
+struct conn {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	char buf[MAX_MSGS][MSG_LEN];
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "cm_shutdown: %s: %s\n", what, strerror(err));
+	exit(2);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void addr_of(const char *ip, struct sockaddr_in *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(PORT);
+	if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
+		die(ip, EINVAL);
+}
+
+/* The next CM event within @ms, or NULL; the caller acks it. */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return NULL;
+	if (rdma_get_cm_event(ch, &ev))
+		return NULL;
+	return ev;
+}
+
+static int expect_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type type, struct rdma_cm_id **id)
+{
+	struct rdma_cm_event *ev = next_event(ch, WAIT_MS);
+	int ok;
+
+	if (!ev) {
+		fprintf(stderr, "no %s\n", rdma_event_str(type));
+		return 0;
+	}
+	ok = ev->event == type;
+	if (!ok)
+		fprintf(stderr, "%s instead of %s (status %d)\n",
+			rdma_event_str(ev->event), rdma_event_str(type),
+			ev->status);
+	if (ok && id)
+		*id = ev->id;
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+/* PD, CQ, MR and the QP of @c->id. */
+static void setup_qp(struct conn *c, int msgs)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = msgs, .max_recv_wr = msgs,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 2 * msgs, NULL, NULL, 0) :
+			NULL;
+	c->mr = c->cq ? ibv_reg_mr(c->pd, c->buf, sizeof(c->buf),
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!c->mr)
+		die("PD/CQ/MR", errno);
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		die("rdma_create_qp", errno);
+}
+
+static void teardown(struct conn *c)
+{
+	rdma_destroy_qp(c->id);
+	ibv_dereg_mr(c->mr);
+	ibv_destroy_cq(c->cq);
+	ibv_dealloc_pd(c->pd);
+	rdma_destroy_id(c->id);
+}
+
+/* The target: one connection; 0 when every message came, the last too. */
+static int serve_one(struct rdma_event_channel *ch, int run, int msgs)
+{
+	struct conn c = { .ch = ch };
+	struct rdma_conn_param cp = { .responder_resources = 1,
+				      .initiator_depth = 1 };
+	struct ibv_sge sge = { .length = MSG_LEN };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct rdma_cm_event *ev;
+	int i, got = 0, flushed = 0, disconnected = 0, last = 0;
+	double end;
+	struct ibv_wc wc;
+
+	if (!expect_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &c.id))
+		return 1;
+	setup_qp(&c, msgs);
+	sge.lkey = c.mr->lkey;
+	for (i = 0; i < msgs; i++) {
+		sge.addr = (uintptr_t)c.buf[i];
+		wr.wr_id = i;
+		if (ibv_post_recv(c.id->qp, &wr, &bad))
+			die("ibv_post_recv", errno);
+	}
+	if (rdma_accept(c.id, &cp))
+		die("rdma_accept", errno);
+	if (!expect_event(ch, RDMA_CM_EVENT_ESTABLISHED, NULL))
+		return 1;
+	/* what arrives, until the disconnect and the flush of the rest */
+	end = now_ms() + WAIT_MS;
+	while ((!disconnected || got + flushed < msgs) && now_ms() < end) {
+		while (ibv_poll_cq(c.cq, 1, &wc) > 0) {
+			if (wc.status != IBV_WC_SUCCESS) {
+				flushed++;
+				continue;
+			}
+			got++;
+			if (!strcmp(c.buf[wc.wr_id], "LAST"))
+				last = 1;
+		}
+		if (disconnected)
+			continue;
+		ev = next_event(ch, 1);
+		if (!ev)
+			continue;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+			disconnected = 1;
+			rdma_disconnect(c.id);
+		}
+		rdma_ack_cm_event(ev);
+	}
+	teardown(&c);
+	printf("  target, run %d: %d of %d messages received%s, %d receives flushed%s\n",
+	       run, got, msgs, last ? " (the last one too)" : "", flushed,
+	       disconnected ? "" : ", no DISCONNECTED");
+	fflush(stdout);
+	return !(got == msgs && last && disconnected);
+}
+
+static int target(const char *ip, int runs, int msgs, int ready)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *listen_id;
+	struct sockaddr_in sa;
+	int run, fails = 0;
+
+	addr_of(ip, &sa);
+	if (!ch || rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
+		die("rdma_create_id", errno);
+	if (rdma_bind_addr(listen_id, (struct sockaddr *)&sa) ||
+	    rdma_listen(listen_id, 4))
+		die("rdma_bind_addr/listen", errno);
+	if (write(ready, "r", 1) != 1)
+		die("write", errno);
+	for (run = 0; run < runs; run++)
+		fails += serve_one(ch, run, msgs);
+	rdma_destroy_id(listen_id);
+	rdma_destroy_event_channel(ch);
+	return fails ? 1 : 0;
+}
+
+/* The initiator: connect, post @msgs SENDs, ERR at once, disconnect. */
+static int initiate(const char *sip, const char *cip, int msgs)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	struct rdma_conn_param cp = { .responder_resources = 1,
+				      .initiator_depth = 1, .retry_count = 7,
+				      .rnr_retry_count = 7 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge sge = { .length = MSG_LEN };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct sockaddr_in src, dst;
+	int i, good = 0, done = 0;
+	struct ibv_wc wc;
+	double end;
+
+	if (!c)
+		die("calloc", ENOMEM);
+	addr_of(sip, &dst);
+	addr_of(cip, &src);
+	src.sin_port = 0;
+	c->ch = rdma_create_event_channel();
+	if (!c->ch || rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
+		die("rdma_create_id", errno);
+	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, WAIT_MS) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    rdma_resolve_route(c->id, WAIT_MS) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+		die("resolve", errno ? errno : EHOSTUNREACH);
+	setup_qp(c, msgs);
+	if (rdma_connect(c->id, &cp) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL))
+		die("rdma_connect", errno ? errno : ECONNREFUSED);
+	sge.lkey = c->mr->lkey;
+	for (i = 0; i < msgs; i++) {
+		snprintf(c->buf[i], MSG_LEN, i + 1 < msgs ? "msg %d" : "LAST",
+			 i);
+		sge.addr = (uintptr_t)c->buf[i];
+		wr.wr_id = i;
+		if (ibv_post_send(c->id->qp, &wr, &bad))
+			die("ibv_post_send", errno);
+	}
+	/* the shutdown: no pause between the last post and these */
+	if (ibv_modify_qp(c->id->qp, &a, IBV_QP_STATE))
+		die("ibv_modify_qp ERR", errno);
+	rdma_disconnect(c->id);
+	end = now_ms() + WAIT_MS;
+	while (done < msgs && now_ms() < end) {
+		if (ibv_poll_cq(c->cq, 1, &wc) <= 0)
+			continue;
+		done++;
+		good += wc.status == IBV_WC_SUCCESS;
+	}
+	teardown(c);
+	rdma_destroy_event_channel(c->ch);
+	free(c);
+	return good;
+}
+
+int main(int argc, char **argv)
+{
+	int runs = argc > 3 ? atoi(argv[3]) : 10;
+	int msgs = argc > 4 ? atoi(argv[4]) : 32;
+	int fd[2], status, run, good, bad_runs = 0;
+	char r;
+	pid_t pid;
+
+	if (argc < 3 || runs <= 0 || msgs <= 0 || msgs > MAX_MSGS) {
+		fprintf(stderr, "usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS]]\n");
+		return 2;
+	}
+	if (pipe(fd))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		close(fd[0]);
+		exit(target(argv[1], runs, msgs, fd[1]));
+	}
+	close(fd[1]);
+	if (read(fd[0], &r, 1) != 1)
+		die("the target did not start", EIO);
+	for (run = 0; run < runs; run++) {
+		good = initiate(argv[1], argv[2], msgs);
+		printf("  initiator, run %d: %d of %d SENDs completed successfully\n",
+		       run, good, msgs);
+		fflush(stdout);
+		bad_runs += good != msgs;
+	}
+	check(!bad_runs, "initiator: every SEND before the QP to ERR and rdma_disconnect completed successfully, %d of %d runs (%d messages each)",
+	      runs - bad_runs, runs, msgs);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	check(WIFEXITED(status) && !WEXITSTATUS(status),
+	      "target: every message received, the last one too, in each of %d runs",
+	      runs);
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
