@@ -589,7 +589,9 @@ static void m_post_send(void)
 	}
 	note("qpn 0x%x op %d nsge %d flags 0x%x", q->qp->qp_num, wr.opcode,
 	     wr.num_sge, wr.send_flags);
-	OK(!ibv_post_send(q->qp, &wr, &bad));
+	/* post calls return the errno, and leave errno alone */
+	errno = ibv_post_send(q->qp, &wr, &bad);
+	OK(!errno);
 }
 
 static void m_post_recv(void)
@@ -607,10 +609,12 @@ static void m_post_recv(void)
 	wr.num_sge = rn(2);
 	if (chance(3) && srq) {
 		note("srq");
-		OK(!ibv_post_srq_recv(srq, &wr, &bad));
+		errno = ibv_post_srq_recv(srq, &wr, &bad);
+		OK(!errno);
 	} else if (q && !q->raw) {
 		note("qpn 0x%x", q->qp->qp_num);
-		OK(!ibv_post_recv(q->qp, &wr, &bad));
+		errno = ibv_post_recv(q->qp, &wr, &bad);
+		OK(!errno);
 	}
 }
 
