@@ -97,8 +97,34 @@ static int fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
 	return put_raw(msg, err, out, MLX5_ST_SZ_BYTES(query_mkey_out));
 }
 
-static int put_qp(struct sk_buff *msg, struct mlx5sp_qp *qp, const void *qpc)
+/*
+ * The driver's table of an entry from the context at @ctx_off of a query's
+ * output @out, which it frees. @put fills it from the object and context.
+ */
+static int put_driver_table(struct sk_buff *msg,
+			    int (*put)(struct sk_buff *msg, void *obj,
+				       const void *ctx),
+			    void *obj, void *out, size_t ctx_off)
 {
+	struct nlattr *table;
+	int err = -EMSGSIZE;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (table) {
+		err = put(msg, obj, out + ctx_off);
+		if (err)
+			nla_nest_cancel(msg, table);
+		else
+			nla_nest_end(msg, table);
+	}
+	kfree(out);
+	return err;
+}
+
+static int put_qp(struct sk_buff *msg, void *obj, const void *qpc)
+{
+	struct mlx5sp_qp *qp = obj;
+
 	if (rdma_nl_put_driver_u32_hex(msg, "hw_qpn", qp->mqp.qpn) ||
 	    rdma_nl_put_driver_string(msg, "hw_state",
 				      mlx5_qp_state_str(MLX5_GET(qpc, qpc, state))) ||
@@ -124,28 +150,18 @@ static int put_qp(struct sk_buff *msg, struct mlx5sp_qp *qp, const void *qpc)
  */
 static int fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	struct nlattr *table;
 	void *out;
-	int err;
 
 	if (query_qp(ibqp, &out))
 		return 0;
-	err = -EMSGSIZE;
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		goto out_free;
-	err = put_qp(msg, to_qp(ibqp), MLX5_ADDR_OF(query_qp_out, out, qpc));
-	if (err)
-		nla_nest_cancel(msg, table);
-	else
-		nla_nest_end(msg, table);
-out_free:
-	kfree(out);
-	return err;
+	return put_driver_table(msg, put_qp, to_qp(ibqp), out,
+				MLX5_BYTE_OFF(query_qp_out, qpc));
 }
 
-static int put_cq(struct sk_buff *msg, struct mlx5sp_cq *cq, const void *cqc)
+static int put_cq(struct sk_buff *msg, void *obj, const void *cqc)
 {
+	struct mlx5sp_cq *cq = obj;
+
 	if (rdma_nl_put_driver_u32_hex(msg, "hw_cqn", cq->mcq.cqn) ||
 	    rdma_nl_put_driver_u32(msg, "eqn",
 				   MLX5_GET(cqc, cqc, c_eqn_or_apu_element)) ||
@@ -170,25 +186,12 @@ static int put_cq(struct sk_buff *msg, struct mlx5sp_cq *cq, const void *cqc)
 
 static int fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
-	struct nlattr *table;
 	void *out;
-	int err;
 
 	if (query_cq(ibcq, &out))
 		return 0;
-	err = -EMSGSIZE;
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		goto out_free;
-	err = put_cq(msg, to_cq(ibcq),
-		     MLX5_ADDR_OF(query_cq_out, out, cq_context));
-	if (err)
-		nla_nest_cancel(msg, table);
-	else
-		nla_nest_end(msg, table);
-out_free:
-	kfree(out);
-	return err;
+	return put_driver_table(msg, put_cq, to_cq(ibcq), out,
+				MLX5_BYTE_OFF(query_cq_out, cq_context));
 }
 
 static const char *access_mode_str(u8 mode)
@@ -202,8 +205,9 @@ static const char *access_mode_str(u8 mode)
 	}
 }
 
-static int put_mr(struct sk_buff *msg, struct mlx5sp_mr *mr, const void *mkc)
+static int put_mr(struct sk_buff *msg, void *obj, const void *mkc)
 {
+	struct mlx5sp_mr *mr = obj;
 	u8 mode = MLX5_GET(mkc, mkc, access_mode_1_0) |
 		  MLX5_GET(mkc, mkc, access_mode_4_2) << 2;
 
@@ -228,25 +232,12 @@ static int put_mr(struct sk_buff *msg, struct mlx5sp_mr *mr, const void *mkc)
 
 static int fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
-	struct nlattr *table;
 	void *out;
-	int err;
 
 	if (query_mkey(ibmr, &out))
 		return 0;
-	err = -EMSGSIZE;
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		goto out_free;
-	err = put_mr(msg, to_mr(ibmr),
-		     MLX5_ADDR_OF(query_mkey_out, out, memory_key_mkey_entry));
-	if (err)
-		nla_nest_cancel(msg, table);
-	else
-		nla_nest_end(msg, table);
-out_free:
-	kfree(out);
-	return err;
+	return put_driver_table(msg, put_mr, to_mr(ibmr), out,
+				MLX5_BYTE_OFF(query_mkey_out, memory_key_mkey_entry));
 }
 
 const struct ib_device_ops mlx5sp_restrack_ops = {
