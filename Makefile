@@ -20,7 +20,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
-	check test kunit vm-test stock-test demo fuzz install install-userspace deb clean
+	check test kunit vm-test stock-test demo fuzz install install-userspace deb deb-test clean
 
 all: modules
 
@@ -58,10 +58,11 @@ kunit: debug-modules
 vm-test: debug-modules userprogs
 	@$(TOP)/tests/integration/run --kernel debug
 
-stock-test: modules userprogs
+# stock/90-deb.sh installs the packages of make deb
+stock-test: modules userprogs deb
 	@$(TOP)/tests/integration/run --kernel stock
 
-test: modules userspace userprogs check
+test: modules userspace userprogs deb check
 	@$(TOP)/tests/run-all
 
 # Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
@@ -149,6 +150,12 @@ install: modules
 # .build/deb, unsigned, checked by lintian (scripts/deb).
 deb: setup
 	@$(TOP)/scripts/deb
+
+# The packages' full VM test: apt install with the DKMS build, modprobe,
+# the example through pkg-config, purge (make test runs its short form).
+deb-test: modules deb
+	@$(TOP)/tests/vm/run --kernel stock --timeout 2400 -- \
+		env MLX5SP_DEB_FULL=1 bash tests/integration/stock/90-deb.sh
 
 clean:
 	[ -z "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean

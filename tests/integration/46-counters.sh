@@ -27,12 +27,7 @@ mark counters
 ip link add cxd0 type dummy
 ip link set cxd0 up
 rdma link add $dev type mlx5sp netdev cxd0 || die "rdma link add $dev"
-# the RoCE GID of the link-local address comes after DAD
-for _ in $(seq 50); do
-	grep -q '^fe80' /sys/class/infiniband/$dev/ports/1/gids/1 2>/dev/null && break
-	sleep 0.2
-done
-grep -q '^fe80' /sys/class/infiniband/$dev/ports/1/gids/1 || die "no link-local GID"
+wait_gid $dev
 
 out=$(rdma statistic show link $dev/1) || die "rdma statistic show link"
 echo "$out"
@@ -66,15 +61,7 @@ checks=$((checks + $(grep -c '^ok ' /tmp/counters.out)))
 # the driver. The SIGERR CQEs and the cancels are the process's own (user
 # CQ, libmlx5 rewriting its WQEs): the driver never sees them, and its
 # counters of them stay.
-rt=$top/.build/userspace/mlx5sp-read-target
-if [ ! -x "$rt" ] || [ "$top/userspace/examples/read_target.c" -nt "$rt" ] ||
-   [ "$top/userspace/lib/pipeline.c" -nt "$rt" ]; then
-	rt=/var/tmp/mlx5sp-read-target
-	gcc -O2 -Wall -I"$top/userspace/include" -o "$rt" \
-		"$top/userspace/examples/read_target.c" \
-		"$top/userspace/lib/pipeline.c" -lmlx5 -libverbs ||
-		die "cannot build mlx5sp-read-target"
-fi
+rt=$(read_target_prog)
 declare -A before
 for c in sq_drained sig_err_guard sig_err_reftag sig_err_apptag wqes_cancelled; do
 	before[$c]=$(link_stat $c)

@@ -25,10 +25,7 @@ mark fuzz
 ip link add fzdummy0 type dummy
 ip link set fzdummy0 up
 rdma link add fz0 type mlx5sp netdev fzdummy0 || die "rdma link add failed"
-for _ in $(seq 50); do
-	grep -q '^fe80' /sys/class/infiniband/fz0/ports/1/gids/0 2>/dev/null && break
-	sleep 0.2
-done
+wait_gid fz0 0
 # rdma-core's udev rules leave the uverbs files 0666; be sure of it here
 chmod 0666 /dev/infiniband/uverbs* /dev/infiniband/rdma_cm 2>/dev/null || true
 

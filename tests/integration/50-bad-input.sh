@@ -16,11 +16,7 @@ mark bad-input
 ip link add bidummy0 type dummy
 ip link set bidummy0 up
 rdma link add m0 type mlx5sp netdev bidummy0 || die "rdma link add failed"
-# the RoCE GIDs of the link-local address come after DAD
-for _ in $(seq 50); do
-	grep -q '^fe80' /sys/class/infiniband/m0/ports/1/gids/0 2>/dev/null && break
-	sleep 0.2
-done
+wait_gid m0 0
 
 rc=0
 timeout 100 "$prog" m0 || rc=$?

@@ -12,15 +12,7 @@
 
 top=$MLX5SP_TOP
 prog=$(test_prog sig_pipeline)
-rt=$top/.build/userspace/mlx5sp-read-target
-if [ ! -x "$rt" ] || [ "$top/userspace/examples/read_target.c" -nt "$rt" ] ||
-   [ "$top/userspace/lib/pipeline.c" -nt "$rt" ]; then
-	rt=/var/tmp/mlx5sp-read-target
-	gcc -O2 -Wall -I"$top/userspace/include" -o "$rt" \
-		"$top/userspace/examples/read_target.c" \
-		"$top/userspace/lib/pipeline.c" -lmlx5 -libverbs ||
-		die "cannot build mlx5sp-read-target"
-fi
+rt=$(read_target_prog)
 
 load
 mark sig-pipeline
@@ -29,13 +21,8 @@ for i in 0 1; do
 	ip link set spdummy$i up
 	rdma link add sp$i type mlx5sp netdev spdummy$i || die "rdma link add sp$i failed"
 done
-# the RoCE GIDs of the link-local addresses come after DAD
-for i in 0 1; do
-	for _ in $(seq 50); do
-		grep -q '^fe80' /sys/class/infiniband/sp$i/ports/1/gids/1 2>/dev/null && break
-		sleep 0.2
-	done
-done
+wait_gid sp0
+wait_gid sp1
 
 rc=0
 timeout 300 "$prog" sp0 sp1 || rc=$?

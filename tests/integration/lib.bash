@@ -22,6 +22,32 @@ unload() {
 	rmmod mlx5sp
 }
 
+# wait_gid DEV [INDEX]: wait (10 s at most) for the RoCE GID of the
+# link-local address at INDEX (1: v2, 0: v1), which comes after DAD.
+wait_gid() {
+	local f=/sys/class/infiniband/$1/ports/1/gids/${2:-1} i
+	for i in $(seq 50); do
+		grep -q '^fe80' "$f" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	die "$1: no link-local GID in $f"
+}
+
+# read_target_prog: libmlx5sp's example target, from `make userspace`, or
+# built here into /var/tmp when that is missing or older than its sources.
+read_target_prog() {
+	local top=$MLX5SP_TOP rt=$MLX5SP_TOP/.build/userspace/mlx5sp-read-target
+	if [ ! -x "$rt" ] || [ "$top/userspace/examples/read_target.c" -nt "$rt" ] ||
+	   [ "$top/userspace/lib/pipeline.c" -nt "$rt" ]; then
+		rt=/var/tmp/mlx5sp-read-target
+		gcc -O2 -Wall -I"$top/userspace/include" -o "$rt" \
+			"$top/userspace/examples/read_target.c" \
+			"$top/userspace/lib/pipeline.c" -lmlx5 -libverbs >&2 ||
+			die "cannot build mlx5sp-read-target"
+	fi
+	echo "$rt"
+}
+
 # test_prog NAME [GCC ARGS...]: the program of tests/userspace/NAME.c, from
 # `make userprogs` (.build/tests/NAME); without it, or when it is older than
 # its source, built here into /var/tmp (GCC ARGS after the libraries).
