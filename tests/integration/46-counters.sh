@@ -10,6 +10,8 @@
 # context; the example read target's 4 bad-PI READs raise 4 SQ_DRAINED
 # events, counted as sq_drained.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
+# shellcheck source=tests/integration/ulp.bash
+. "$(dirname "$(readlink -f "$0")")/ulp.bash"
 
 checks=0
 ok() { checks=$((checks + 1)); echo "ok   $*"; }
@@ -26,8 +28,20 @@ load
 mark counters
 ip link add cxd0 type dummy
 ip link set cxd0 up
+# the bring-up's firmware commands in the trace (mlx5sp:mlx5sp_cmd), in
+# the order a ConnectX needs them, each answered with status 0
+trace_on mlx5sp_cmd
 rdma link add $dev type mlx5sp netdev cxd0 || die "rdma link add $dev"
+trace_off
 wait_gid $dev
+seq=$(sed -n 's/.*mlx5sp_cmd: [^ ]* \([A-Z_0-9]*\)(0x[0-9a-f]*) op_mod 0x[0-9a-f]* status 0x0 syndrome 0x0 err 0 .*/\1/p' \
+	"$tracefs/trace" | awk '!seen[$0]++' | tr '\n' ' ')
+for op in ENABLE_HCA QUERY_HCA_CAP MANAGE_PAGES INIT_HCA CREATE_EQ ALLOC_Q_COUNTER; do
+	[[ " $seq" == *" $op "* ]] || { tail -n 30 "$tracefs/trace"; die "bring-up trace: no $op (saw: $seq)"; }
+done
+[[ $seq =~ ENABLE_HCA.*QUERY_HCA_CAP.*INIT_HCA.*CREATE_EQ.*ALLOC_Q_COUNTER ]] ||
+	die "bring-up trace: commands out of order: $seq"
+ok "trace mlx5sp:mlx5sp_cmd of rdma link add: $(grep -c 'mlx5sp_cmd:' "$tracefs/trace") commands, $seq"
 
 out=$(rdma statistic show link $dev/1) || die "rdma statistic show link"
 echo "$out"
