@@ -12,6 +12,7 @@
 
 #include "ib.h"
 #include "mlx5sp_ulp.h"
+#include "trace.h"
 
 /* INIT2INIT with drain_sigerr, right after RST2INIT (as libmlx5 does). */
 int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
@@ -160,6 +161,7 @@ int mlx5sp_qp_cancel_send_wrs(struct ib_qp *ibqp, u64 wr_id)
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	mlx5sp_count(dev, MLX5SP_DRV_WQES_CANCELLED, n);
+	trace_mlx5sp_cancel(dev->mdev->name, qp->mqp.qpn, wr_id, n);
 out:
 	mutex_unlock(&qp->mutex);
 	return err ? err : n;

@@ -128,6 +128,26 @@ TRACE_EVENT(mlx5sp_sig_err,
 		  __entry->expected, __entry->actual, __entry->offset)
 );
 
+/* mlx5sp_qp_cancel_send_wrs(): a ULP's WRs made NOPs in a stopped SQ */
+TRACE_EVENT(mlx5sp_cancel,
+	TP_PROTO(const char *dev, u32 qpn, u64 wr_id, int n),
+	TP_ARGS(dev, qpn, wr_id, n),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, qpn)
+		__field(u64, wr_id)
+		__field(int, n)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->qpn = qpn;
+		__entry->wr_id = wr_id;
+		__entry->n = n;
+	),
+	TP_printk("%s qpn 0x%x wr_id 0x%llx cancelled %d", __get_str(dev),
+		  __entry->qpn, __entry->wr_id, __entry->n)
+);
+
 TRACE_EVENT(mlx5sp_event,
 	TP_PROTO(const char *dev, u8 type, u8 sub_type, u32 rsn),
 	TP_ARGS(dev, type, sub_type, rsn),
