@@ -169,7 +169,7 @@ for p in "${pkgs[@]}"; do
 	! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q installed || die "$p still installed"
 done
 if [ "$full" = 1 ]; then
-left=$(ls "$dkms_dir"/mlx5sp* 2>/dev/null)
+left=$(ls "$dkms_dir"/mlx5sp* 2>/dev/null || true)
 [ -z "$left" ] || die "left after purge: $left"
 [ ! -e "/usr/src/mlx5sp-$version" ] || die "/usr/src/mlx5sp-$version left after purge"
 [ ! -e /var/lib/dkms/mlx5sp ] || die "/var/lib/dkms/mlx5sp left after purge"
