@@ -72,7 +72,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/last_send $(TOP)/.build/tests/cm_shutdown \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
-	$(TOP)/.build/tests/fuzz_verbs \
+	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -101,6 +101,12 @@ $(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
 MLX5_IFC = $(shell ls -d /usr/src/linux-headers-6.12*-common | sort -V | tail -n1)/include/linux/mlx5/mlx5_ifc.h
 
 $(TOP)/.build/tests/devx_events: $(TOP)/tests/userspace/devx_events.c \
+		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
+		$(TOP)/tests/userspace/devx_qp.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
+
+$(TOP)/.build/tests/isolation: $(TOP)/tests/userspace/isolation.c \
 		$(TOP)/tests/userspace/prm.h $(TOP)/tests/userspace/check.h \
 		$(TOP)/tests/userspace/devx_qp.h
 	@mkdir -p $(@D)

@@ -1,0 +1,1 @@
+../51-isolation.sh
