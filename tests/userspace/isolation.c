@@ -379,6 +379,7 @@ static void test_devx(struct ibv_context *ctx, const struct owner_nums *o)
 		{ MLX5_CMD_OP_QUERY_QP, "QUERY_QP" },
 		{ MLX5_CMD_OP_QUERY_CQ, "QUERY_CQ" },
 		{ MLX5_CMD_OP_DESTROY_MKEY, "DESTROY_MKEY" },
+		{ MLX5_CMD_OP_DESTROY_PSV, "DESTROY_PSV" },
 	};
 	struct mlx5dv_obj dv = {};
 	struct mlx5dv_pd dvpd;
