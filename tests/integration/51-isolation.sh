@@ -54,7 +54,11 @@ done
 [ $found = 1 ] || { echo "FAIL: no umad device of m0"; bad=1; }
 
 rc=0
-timeout 120 "$prog" m0 || rc=$?
+out=$(mktemp)
+timeout 120 "$prog" m0 | tee "$out" || rc=$?
+echo "campaign: isolation: $(grep -c '^PASS' "$out") checks passed," \
+	"$(grep -c '^FAIL' "$out") failed (handles, DEVX, keys, MEMLOCK, nodes)"
+rm -f "$out"
 
 rdma link delete m0 || die "rdma link delete failed"
 ip link del isdummy0
