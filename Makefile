@@ -20,7 +20,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
-	check test kunit vm-test stock-test demo fuzz install install-userspace deb deb-test clean
+	check test kunit vm-test stock-test demo fuzz stress install install-userspace deb deb-test clean
 
 all: modules
 
@@ -73,6 +73,7 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/last_send $(TOP)/.build/tests/cm_shutdown \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
+	$(TOP)/.build/tests/load \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -88,6 +89,11 @@ $(TOP)/.build/tests/sig_pipeline: $(TOP)/tests/userspace/sig_pipeline.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 $(TOP)/.build/tests/last_send: $(TOP)/tests/userspace/last_send.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+$(TOP)/.build/tests/load: $(TOP)/tests/userspace/load.c \
 		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
@@ -141,6 +147,15 @@ bench: modules userprogs
 fuzz: debug-modules userprogs
 	@$(TOP)/scripts/fuzz $(FUZZ_ARGS)
 
+# Load and shutdown stress, the long form of 49-load and 45-last-send
+# (scripts/stress): 16 processes x 4 contexts of RC and UD traffic for
+# 120 s, CQ overruns, the devices removed and the modules unloaded under
+# load, 200 runs of each shutdown; one debug-kernel VM, then one stock.
+# STRESS_ARGS go to scripts/stress (--kernel debug, --procs N, --seconds S,
+# --runs N).
+stress: modules debug-modules userprogs
+	@$(TOP)/scripts/stress $(STRESS_ARGS)
+
 # The guided tour in one stock-kernel VM (scripts/demo): the modules and
 # libmlx5sp's example target (mlx5sp-read-target) are all it runs.
 demo: modules userspace
@@ -160,7 +175,7 @@ deb: setup
 # The packages' full VM test: apt install with the DKMS build, modprobe,
 # the example through pkg-config, purge (make test runs its short form).
 deb-test: modules deb
-	@$(TOP)/tests/vm/run --kernel stock --timeout 2400 -- \
+	@$(TOP)/tests/vm/run --kernel stock --timeout 3600 -- \
 		env MLX5SP_DEB_FULL=1 bash tests/integration/stock/90-deb.sh
 
 clean:

@@ -1,0 +1,128 @@
+#!/bin/bash
+# Load and concurrency (issue 15): tests/userspace/load.c with LOAD_PROCS
+# processes (4; 3 on the debug kernel) of LOAD_PAIRS context pairs (2) each, one pair in loopback
+# on ld0, one between ld0 and ld1: RC SENDs, WRITEs, READs and UD
+# datagrams checked byte for byte, a CQ overrun in every process
+# (IBV_EVENT_CQ_ERR, the rest unharmed). After LOAD_SECONDS (10) the
+# devices go away under that load: `rdma link delete` of both, then the
+# modules unloaded. Every process must see DEVICE_FATAL on each context
+# and EIO from a verb and end without a crash, all within 60 s of the
+# removal; a kernel report fails the VM run. That is the short form, in
+# make test on the debug kernel. LOAD_FULL=1 (make stress, with 16
+# processes for 120 s) first runs the load alone, checking that every
+# process ends well, then removes the devices under load as above, then
+# once more by unloading the modules with the devices still there.
+# Prints "campaign: load ..." lines with the figures.
+# shellcheck source=tests/integration/lib.bash
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+# shellcheck source=tests/integration/ulp.bash
+. "$(dirname "$(readlink -f "$0")")/ulp.bash"
+
+# the debug kernel (KASAN, lockdep) under TCG: 3 processes, 12 contexts
+procs=4
+[ "${MLX5SP_KERNEL:-}" = debug ] && procs=3
+procs=${LOAD_PROCS:-$procs}
+secs=${LOAD_SECONDS:-10}
+pairs=${LOAD_PAIRS:-2}
+full=${LOAD_FULL:-0}
+prog=$(test_prog load)
+ready=/tmp/load.ready
+out=/tmp/load.out
+
+up() {
+	# shellcheck disable=SC2119 # no module parameters
+	load
+	sp_link ld0 lddummy0 10.78.0.1/24
+	sp_link ld1 lddummy1 10.78.1.1/24
+	two_ports lddummy0 10.78.0.1 lddummy1 10.78.1.1
+	wait_gid ld0
+	wait_gid ld1
+}
+
+# watched SECS CMD...: CMD with a timeout; every 10 s it runs, where it
+# is in the kernel and what takes the CPUs, to tell slow from stuck.
+watched() {
+	local secs=$1 pid t=0 rc=0
+	shift
+	timeout "$secs" "$@" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+		[ $((t % 10)) = 0 ] || continue
+		echo "  $* running for $t s; in the kernel:"
+		cat /proc/$pid/task/*/stack /proc/"$(pgrep -P $pid | head -n1)"/stack 2>/dev/null | sed 's/^/    /' || true
+		top -b -n1 | sed -n '7,14p' | sed 's/^/    /'
+	done
+	wait $pid || rc=$?
+	return $rc
+}
+
+# figures OUTPUT: load's closing figures, as a campaign line
+figures() { sed -n 's/^load: \([0-9]* processes,.*\)/\1/p' "$1" | tail -n1; }
+
+# removal HOW [ARGS]: the load runs until the devices go (HOW: link, the
+# rdma links deleted, then the modules unloaded; module, the modules
+# unloaded with the devices there).
+removal() {
+	local how=$1 pid rc=0 t0 t1 t2 took i
+	shift
+	rm -f "$ready"
+	"$prog" --procs "$procs" --pairs "$pairs" --until-removed "$ready" \
+		"$@" ld0 ld1 >"$out" 2>&1 &
+	pid=$!
+	for i in $(seq 2400); do
+		[ -e "$ready" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.5
+	done
+	[ -e "$ready" ] || { wait $pid || true; cat "$out"; die "load ($how): never ran"; }
+	mark "load: removal ($how)"
+	t0=$SECONDS
+	if [ "$how" = link ]; then
+		watched 60 rdma link delete ld0 || die "rdma link delete ld0 under load"
+		watched 60 rdma link delete ld1 || die "rdma link delete ld1 under load"
+	fi
+	t1=$SECONDS
+	watched 60 rmmod mlx5sp_sim || die "rmmod mlx5sp_sim under load ($how)"
+	watched 60 rmmod mlx5sp || die "rmmod mlx5sp under load ($how)"
+	t2=$SECONDS
+	mark "load: modules unloaded ($how)"
+	while kill -0 $pid 2>/dev/null && [ $((SECONDS - t0)) -lt 60 ]; do
+		sleep 0.2
+	done
+	if kill -0 $pid 2>/dev/null; then
+		kill -9 $pid
+		cat "$out"
+		die "load ($how): processes still running 60 s after the removal"
+	fi
+	wait $pid || rc=$?
+	took=$((SECONDS - t0))
+	cat "$out"
+	[ $rc = 0 ] || die "load ($how removal): status $rc"
+	[ $took -le 60 ] || die "load ($how removal): $took s"
+	ok "device removed under load ($how): every process ended with errors, no crash; removal $((t1 - t0)) s, unload $((t2 - t1)) s, all ended after $took s"
+	echo "campaign: load, devices removed ($how) under $(figures "$out"); every context DEVICE_FATAL and EIO, all ended in $took s"
+	ip link del lddummy0
+	ip link del lddummy1
+}
+
+mark load
+up
+if [ "$full" = 1 ]; then
+	t0=$SECONDS
+	rc=0
+	timeout $((secs + 600)) "$prog" --procs "$procs" --pairs "$pairs" \
+		--seconds "$secs" ld0 ld1 >"$out" 2>&1 || rc=$?
+	cat "$out"
+	[ $rc = 0 ] || die "load: status $rc"
+	ok "load: $procs processes x $((2 * pairs)) contexts, RC and UD, CQ overrun ($((SECONDS - t0)) s)"
+	echo "campaign: load, $(figures "$out"); CQ overrun in each process, every byte checked"
+	removal link --seconds 0 --no-overrun
+	up
+	removal module --seconds 0 --no-overrun
+else
+	removal link --seconds "$secs"
+fi
+if log_since load | grep -q "leak\|did not return"; then die "pages leaked"; fi
+echo "49-load: $checks checks passed"
