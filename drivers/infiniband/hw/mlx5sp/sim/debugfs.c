@@ -5,7 +5,9 @@
  *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]"
  *         creates a device and attaches the driver to it;
  *   del   "NAME" destroys it;
- *   NAME/ fault injection attributes and stats.
+ *   fail_nth_next  "N": the next device created (by "add" or "rdma link
+ *         add") fails the N-th command it executes (its NAME/fail_nth);
+ *   NAME/ fault injection attributes, stats and object counts.
  * The interim way to make devices until "rdma link add" does.
  */
 
@@ -22,7 +24,9 @@
 static struct dentry *sim_dbg_root;
 static struct dentry *sim_dbg_add;
 static struct dentry *sim_dbg_del;
+static struct dentry *sim_dbg_fail_nth_next;
 static DEFINE_MUTEX(sim_ctl_lock);	/* serializes add and del */
+static atomic_t sim_fail_nth_next;	/* fail_nth of the next device */
 
 /* fault attributes: get/set one field under fault_lock */
 #define SIM_FAULT_ATTR(field, max)					\
@@ -55,6 +59,7 @@ SIM_FAULT_ATTR(fail_opcode, U16_MAX);
 SIM_FAULT_ATTR(fail_status, U8_MAX);
 SIM_FAULT_ATTR(fail_syndrome, U32_MAX);
 SIM_FAULT_ATTR(fail_count, U32_MAX);
+SIM_FAULT_ATTR(fail_nth, U32_MAX);
 SIM_FAULT_ATTR(delay_opcode, U16_MAX);
 SIM_FAULT_ATTR(delay_count, U32_MAX);
 
@@ -249,6 +254,75 @@ static int sim_stats_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(sim_stats);
 
+static unsigned long sim_xa_count(struct xarray *xa)
+{
+	unsigned long id, n = 0;
+	void *entry;
+
+	xa_for_each(xa, id, entry)
+		n++;
+	return n;
+}
+
+/*
+ * What the device holds for its users, one count a line: after a user
+ * has destroyed all it made (or failed to make), each is back where it
+ * was.
+ */
+static int sim_objects_show(struct seq_file *m, void *v)
+{
+	struct mlx5sp_sim *sim = m->private;
+	unsigned long flags, eqs = 0;
+	int i;
+
+	mutex_lock(&sim->fw_lock);
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	for (i = 0; i < SIM_MAX_EQS; i++)
+		eqs += !!sim->eqs[i];
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
+	seq_printf(m, "eq %lu\n", eqs);
+	seq_printf(m, "uar %u\n", bitmap_weight(sim->uar_map, sim->nr_uars));
+	seq_printf(m, "pd %lu\n", sim_xa_count(&sim->pds));
+	seq_printf(m, "td %lu\n", sim_xa_count(&sim->tds));
+	seq_printf(m, "mkey %lu\n", sim_xa_count(&sim->mkeys));
+	seq_printf(m, "cq %lu\n", sim_xa_count(&sim->cqs));
+	seq_printf(m, "qp %lu\n", sim_xa_count(&sim->qps));
+	seq_printf(m, "srq %lu\n", sim_xa_count(&sim->srqs));
+	seq_printf(m, "psv %lu\n", sim_xa_count(&sim->psvs));
+	seq_printf(m, "uctx %lu\n", sim_xa_count(&sim->uctxs));
+	seq_printf(m, "umem %lu\n", sim_xa_count(&sim->umems));
+	seq_printf(m, "q_counter %u\n",
+		   bitmap_weight(sim->qcnt.map, SIM_MAX_Q_COUNTERS));
+	seq_printf(m, "pages %llu\n", sim->npages);
+	mutex_unlock(&sim->fw_lock);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(sim_objects);
+
+static int sim_fail_nth_next_get(void *data, u64 *val)
+{
+	*val = atomic_read(&sim_fail_nth_next);
+	return 0;
+}
+
+static int sim_fail_nth_next_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(&sim_fail_nth_next, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(sim_fail_nth_next_fops, sim_fail_nth_next_get,
+			 sim_fail_nth_next_set, "%llu\n");
+
+/* A new device takes fail_nth_next: it counts from its first command. */
+u32 sim_debugfs_take_fail_nth(void)
+{
+	return atomic_xchg(&sim_fail_nth_next, 0);
+}
+
 void sim_debugfs_add(struct mlx5sp_sim *sim)
 {
 	struct dentry *d;
@@ -266,6 +340,8 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 				   &sim_fail_syndrome_fops);
 	debugfs_create_file_unsafe("fail_count", 0600, d, sim,
 				   &sim_fail_count_fops);
+	debugfs_create_file_unsafe("fail_nth", 0600, d, sim,
+				   &sim_fail_nth_fops);
 	debugfs_create_file_unsafe("delay_opcode", 0600, d, sim,
 				   &sim_delay_opcode_fops);
 	debugfs_create_file_unsafe("delay_ms", 0600, d, sim,
@@ -278,6 +354,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 				   &sim_health_stop_fops);
 	debugfs_create_file("page_storm", 0200, d, sim, &sim_page_storm_fops);
 	debugfs_create_file("stats", 0400, d, sim, &sim_stats_fops);
+	debugfs_create_file("objects", 0400, d, sim, &sim_objects_fops);
 	sim_sig_debugfs_add(sim, d);
 }
 
@@ -399,6 +476,9 @@ int sim_debugfs_init(void)
 					  &sim_ctl_add_fops);
 	sim_dbg_del = debugfs_create_file("del", 0200, sim_dbg_root, NULL,
 					  &sim_ctl_del_fops);
+	sim_dbg_fail_nth_next =
+		debugfs_create_file_unsafe("fail_nth_next", 0600, sim_dbg_root,
+					   NULL, &sim_fail_nth_next_fops);
 	return 0;
 }
 
@@ -406,6 +486,7 @@ void sim_debugfs_ctl_exit(void)
 {
 	debugfs_remove(sim_dbg_add);
 	debugfs_remove(sim_dbg_del);
+	debugfs_remove(sim_dbg_fail_nth_next);
 }
 
 void sim_debugfs_exit(void)

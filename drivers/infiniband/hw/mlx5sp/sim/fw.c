@@ -333,7 +333,12 @@ static bool sim_fault_fail(struct mlx5sp_sim *sim, struct sim_cmd *c)
 	bool hit = false;
 
 	spin_lock_irqsave(&sim->fault_lock, flags);
-	if (f->fail_count && f->fail_opcode == c->opcode) {
+	if (f->fail_nth && !--f->fail_nth) {
+		/* as firmware fails a command: a status and a syndrome */
+		c->status = f->fail_status ?: MLX5_CMD_STAT_INT_ERR;
+		c->syndrome = f->fail_syndrome ?: MLX5SP_SIM_SYND_FAIL_NTH;
+		hit = true;
+	} else if (f->fail_count && f->fail_opcode == c->opcode) {
 		f->fail_count--;
 		c->status = f->fail_status;
 		c->syndrome = f->fail_syndrome;

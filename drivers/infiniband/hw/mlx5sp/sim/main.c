@@ -284,6 +284,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
 	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
 	sim_init_slots(sim);
+	sim->fault.fail_nth = sim_debugfs_take_fail_nth();
 
 	sim->iseg = kzalloc(sizeof(*sim->iseg), GFP_KERNEL);
 	if (!sim->iseg)

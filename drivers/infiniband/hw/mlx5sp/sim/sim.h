@@ -544,6 +544,7 @@ struct sim_fault {
 	u8 fail_status;
 	u32 fail_syndrome;
 	u32 fail_count;
+	u32 fail_nth;		/* the n-th command from now fails, any opcode */
 	u16 delay_opcode;
 	u32 delay_ms;
 	u32 delay_count;
@@ -1024,6 +1025,7 @@ void sim_pages_request_outstanding(struct mlx5sp_sim *sim);
 
 /* debugfs.c */
 int sim_debugfs_init(void);
+u32 sim_debugfs_take_fail_nth(void);
 void sim_debugfs_ctl_exit(void);
 void sim_debugfs_exit(void);
 void sim_debugfs_add(struct mlx5sp_sim *sim);

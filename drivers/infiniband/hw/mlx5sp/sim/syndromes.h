@@ -220,6 +220,8 @@ enum mlx5sp_sim_syndrome {
 
 	/* model out of memory */
 	MLX5SP_SIM_SYND_NO_MEMORY = 0x5b0f0001,
+	/* failed by the fail_nth injection (debugfs), no fail_syndrome set */
+	MLX5SP_SIM_SYND_FAIL_NTH = 0x5b0f0002,
 
 	/* uid names no user context */
 	MLX5SP_SIM_SYND_UID_INVALID = 0x5b100001,
