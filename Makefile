@@ -20,7 +20,7 @@ SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
-	check test kunit vm-test stock-test demo fuzz stress install install-userspace deb deb-test clean
+	check test kunit vm-test stock-test demo fuzz stress faults install install-userspace deb deb-test clean
 
 all: modules
 
@@ -73,7 +73,7 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/last_send $(TOP)/.build/tests/cm_shutdown \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
-	$(TOP)/.build/tests/load \
+	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -129,6 +129,11 @@ $(TOP)/.build/tests/fuzz_verbs: $(TOP)/tests/userspace/fuzz_verbs.c \
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -DMLX5_IFC='"$(MLX5_IFC)"' -o $@ $< -lmlx5 -libverbs
 
+$(TOP)/.build/tests/fail_nth: $(TOP)/tests/userspace/fail_nth.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
+
 $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
@@ -155,6 +160,14 @@ fuzz: debug-modules userprogs
 # --runs N).
 stress: modules debug-modules userprogs
 	@$(TOP)/scripts/stress $(STRESS_ARGS)
+
+# Allocation and command failure at every step, the long form of
+# 48-fail-nth (scripts/faults): every create path, the device's bring-up
+# (rdma link add) too, with its n-th allocation and n-th firmware command
+# failing for every n, in one debug-kernel VM. FAULTS_ARGS go to
+# scripts/faults (--results DIR).
+faults: debug-modules userprogs
+	@$(TOP)/scripts/faults $(FAULTS_ARGS)
 
 # The guided tour in one stock-kernel VM (scripts/demo): the modules and
 # libmlx5sp's example target (mlx5sp-read-target) are all it runs.
