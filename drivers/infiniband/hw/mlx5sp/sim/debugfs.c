@@ -323,6 +323,14 @@ u32 sim_debugfs_take_fail_nth(void)
 	return atomic_xchg(&sim_fail_nth_next, 0);
 }
 
+/* RoCEv2 counters of the device (net.c) */
+static int sim_wire_show(struct seq_file *m, void *unused)
+{
+	sim_net_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_wire);
+
 void sim_debugfs_add(struct mlx5sp_sim *sim)
 {
 	struct dentry *d;
@@ -332,6 +340,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_u8("sig_runon", 0600, d, &sim->sig_runon);
 	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
 	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
+	debugfs_create_file("wire", 0400, d, sim, &sim_wire_fops);
 	debugfs_create_file_unsafe("fail_opcode", 0600, d, sim,
 				   &sim_fail_opcode_fops);
 	debugfs_create_file_unsafe("fail_status", 0600, d, sim,

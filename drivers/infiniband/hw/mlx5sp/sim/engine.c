@@ -177,6 +177,8 @@ static bool sim_engine_pass(struct mlx5sp_sim *sim, bool *pollable)
 		return false;
 	atomic64_inc(&sim->estats.polls);
 	work = sim_engine_poll_cqs(sim, pollable);
+	/* packets in first: what they answer moves SQs below */
+	work |= sim_net_rx(eng, sim);
 	work |= sim_engine_poll_qps(eng, sim, pollable);
 	return work;
 }

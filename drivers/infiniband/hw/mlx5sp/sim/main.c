@@ -390,6 +390,9 @@ struct mlx5sp_sim *sim_create(const char *name,
 	err = sim_engine_start(sim);
 	if (err)
 		goto err_unwatch;
+	err = sim_net_start(sim);
+	if (err)
+		goto err_stop_engine;
 
 	sim_bar_init(sim);
 	queue_delayed_work(sim->wq, &sim->health_work,
@@ -400,6 +403,8 @@ struct mlx5sp_sim *sim_create(const char *name,
 	mutex_unlock(&sim_list_lock);
 	return sim;
 
+err_stop_engine:
+	sim_engine_stop(sim);
 err_unwatch:
 	sim_netdev_unwatch(sim);
 err_put_netdev:
@@ -495,6 +500,8 @@ static void sim_destroy_claimed(struct mlx5sp_sim *sim)
 		sim->attached = false;
 	}
 	sim_netdev_unwatch(sim);
+	/* no more frames in; the engine may still send until it stops */
+	sim_net_stop(sim);
 	/* a release queued meanwhile finds the device claimed */
 	if (current_work() != &sim->release_work)
 		cancel_work_sync(&sim->release_work);

@@ -152,6 +152,7 @@ static void sim_qp_free(struct sim_qp *qp)
 	sim_cq_put(qp->rcq);
 	sim_srq_put(qp->srq);
 	sim_buf_free(&qp->buf);
+	sim_wire_qp_free(qp);
 	kfree(qp->acks);
 	kfree(qp);
 }
@@ -318,6 +319,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 	WRITE_ONCE(qp->state, to);
 	MLX5_SET(qpc, qp->qpc, state, to);
 	qp->sig_draining = false;
+	sim_wire_qp_reset(qp, from, to);
 	switch (to) {
 	case MLX5_QP_STATE_RST:
 		qp->sq_ci = 0;
@@ -398,6 +400,9 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 		if (err)
 			return err;
 	}
+	/* a peer off this kernel: buffers for the wire, before the locks */
+	if (in_qpc && t->to == MLX5_QP_STATE_RTR)
+		sim_wire_qp_alloc(qp, in_qpc);
 	/* out of RTS: the doorbells rung before this command are executed */
 	if (t->to == MLX5_QP_STATE_ERR || t->to == MLX5_QP_STATE_RST ||
 	    t->to == MLX5_QP_STATE_SQD)

@@ -393,16 +393,14 @@ static void sim_rq_count(struct sim_qp *qp, u8 wqe_opcode, int res)
 	}
 }
 
-int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
-		   struct sim_resp_req *r)
+/* With the QP's rq_lock held (the wire's responder keeps it over more). */
+int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
+			  struct sim_resp_req *r)
 {
 	int res;
 
-	spin_lock(&qp->rq_lock);
-	if (!sim_rq_receiving(qp)) {
-		spin_unlock(&qp->rq_lock);
+	if (!sim_rq_receiving(qp))
 		return SIM_RESP_NOT_READY;
-	}
 	switch (r->wqe_opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
@@ -426,6 +424,16 @@ int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
 		break;
 	}
 	sim_rq_count(qp, r->wqe_opcode, res);
+	return res;
+}
+
+int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
+		   struct sim_resp_req *r)
+{
+	int res;
+
+	spin_lock(&qp->rq_lock);
+	res = sim_rq_execute_locked(eng, qp, r);
 	spin_unlock(&qp->rq_lock);
 	return res;
 }

@@ -40,6 +40,7 @@
 #include "mlx5sp_sim.h"
 #include "sig.h"
 #include "syndromes.h"
+#include "wire.h"
 
 #define SIM_DRV_NAME		"mlx5sp_sim"
 
@@ -402,9 +403,14 @@ struct sim_qp {
 	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
 	u32 peer_gen;			/* ... valid while the fabric is at it */
 
+	/* RoCEv2: the requester's packets and PSNs, under sq_lock */
+	struct sim_wire_req wreq;
+
 	spinlock_t rq_lock;		/* protects the responder below */
 	u16 rq_ci;			/* next receive WQE */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised in ERR */
+	/* RoCEv2: the responder's PSNs and reassembly, under rq_lock */
+	struct sim_wire_resp wresp;
 };
 
 struct sim_gid {
@@ -631,6 +637,7 @@ struct mlx5sp_sim {
 	struct list_head fabric_node;	/* in the fabric, RCU */
 	struct work_struct release_work; /* factory release */
 
+	struct sim_net net;		/* RoCEv2 on the netdev (net.c) */
 	struct sim_engine engine;	/* owned by the engine thread */
 	/* scratch of the WQEs a command runs (sim_sq_catch_up); fw_lock */
 	struct sim_engine fw_eng;
@@ -932,6 +939,8 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 		      struct sim_resp_req *r);
 bool sim_rq_flush(struct sim_qp *qp);
 
+int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
+			  struct sim_resp_req *r);
 /* sgl.c: scatter/gather lists and moving data between them */
 struct sim_cur {
 	const struct sim_sge *sge;
@@ -1010,6 +1019,82 @@ bool sim_port_active(struct mlx5sp_sim *sim);
 int sim_engine_start(struct mlx5sp_sim *sim);
 void sim_engine_stop(struct mlx5sp_sim *sim);
 void sim_engine_kick(struct mlx5sp_sim *sim);
+/* net.c: RoCEv2 frames on the bound netdev */
+struct sim_tx_path {
+	u8 dmac[ETH_ALEN];
+	u8 smac[ETH_ALEN];
+	bool vlan;
+	u16 vlan_id;
+	u8 sgid[16];
+	u8 dgid[16];
+	u8 ttl;
+	u8 tos;
+	u16 sport;
+};
+
+/* What goes in a packet's transport headers. */
+struct sim_tx_pkt {
+	u8 opcode;
+	bool se;
+	bool ackreq;
+	u32 dqpn;
+	u32 psn;
+	u16 hdrs;			/* SIM_HDR_RETH ... SIM_HDR_IETH */
+	u64 va;
+	u32 rkey;
+	u32 dmalen;
+	u8 syndrome;
+	u32 msn;
+	u32 qkey;
+	u32 sqpn;
+	__be32 imm;
+};
+
+struct seq_file;
+int sim_net_start(struct mlx5sp_sim *sim);
+void sim_net_stop(struct mlx5sp_sim *sim);
+bool sim_net_up(struct mlx5sp_sim *sim);
+bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p);
+bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
+		      struct sim_tx_path *p);
+int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
+		 const struct sim_tx_pkt *t, struct sim_cur *payload,
+		 u32 paylen);
+bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim);
+void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim);
+u32 sim_wire_mtu(const struct sim_qp *qp);
+u16 sim_wire_op_hdrs(u8 op);
+
+static inline s32 sim_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/* wire_req.c: the requester on the wire */
+enum sim_wire_res {
+	SIM_WRES_PENDING,		/* on the wire: wait */
+	SIM_WRES_TIMEOUT,		/* waited, nothing came */
+	SIM_WRES_RNR,			/* RNR NAK: wait, then resend */
+	SIM_WRES_OK,			/* acknowledged: complete */
+	SIM_WRES_ERR,			/* NAK or local error: r->syndrome */
+};
+
+enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
+				  struct sim_resp_req *r);
+void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
+void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt);
+bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
+		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);
+void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to);
+void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc);
+void sim_wire_qp_free(struct sim_qp *qp);
+
+/* wire_resp.c: the responder on the wire */
+void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
+		      const struct sim_rx_pkt *pkt);
+void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
+		    const struct sim_rx_pkt *pkt);
+
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
 
 /* pages.c */

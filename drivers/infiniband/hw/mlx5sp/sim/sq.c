@@ -290,6 +290,78 @@ static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
 	return SIM_WQE_WAIT;
 }
 
+/* The WQE is on the wire: wait for its answer, or the local ACK timeout. */
+static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
+{
+	u64 ns = SIM_INF_RETRY_NS;
+
+	if (qp->ack_timeout)
+		ns = clamp_t(u64, 4096ULL << min_t(u8, qp->ack_timeout, 31),
+			     SIM_MIN_RETRY_NS, SIM_MAX_RETRY_NS);
+	qp->wait = SIM_SQ_WAIT_RETRY;
+	qp->wait_until = ktime_get_ns() + ns;
+	return SIM_WQE_WAIT;
+}
+
+static enum sim_wqe_res sim_sq_wire_fail(struct sim_qp *qp,
+					 const struct sim_wqe *w, u8 syndrome)
+{
+	qp->wreq.busy = false;
+	return sim_sq_error(qp, w, syndrome);
+}
+
+/*
+ * An RC WQE whose peer is not a model device of this kernel: RoCEv2 on
+ * the netdev (wire_req.c), one WQE at a time. The retry and RNR budgets
+ * are the QP's, as for a peer here.
+ */
+static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
+				    const struct sim_wqe *w,
+				    struct sim_resp_req *r)
+{
+	u8 timer;
+
+	/* UC and signature transfers are not on the wire yet */
+	if (qp->st != MLX5_QP_ST_RC || eng->lsgl.sig)
+		return sim_sq_wire_fail(qp, w,
+					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	switch (sim_wire_req_rc(eng, qp, r)) {
+	case SIM_WRES_PENDING:
+		return sim_sq_wire_wait(qp);
+	case SIM_WRES_TIMEOUT:
+		atomic64_inc(&qp->sim->estats.retries);
+		if (qp->ack_timeout) {
+			if (!qp->retry_left)
+				return sim_sq_wire_fail(qp, w,
+					MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+			qp->retry_left--;
+			sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
+		}
+		sim_wire_req_resend(qp, r);
+		return sim_sq_wire_wait(qp);
+	case SIM_WRES_RNR:
+		atomic64_inc(&qp->sim->estats.rnr_naks);
+		if (!qp->rnr_left)
+			return sim_sq_wire_fail(qp, w,
+					MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
+		if (qp->rnr_left != SIM_INFINITE_RNR)
+			qp->rnr_left--;
+		sim_qcnt_inc(qp, SIM_QC_rnr_nak_retry_err);
+		timer = qp->wreq.rnr_timer & 0x1f;
+		qp->wait = SIM_SQ_WAIT_RNR;
+		qp->wait_until = ktime_get_ns() +
+				 (u64)sim_rnr_usec[timer] * NSEC_PER_USEC;
+		return SIM_WQE_WAIT;
+	case SIM_WRES_ERR:
+		return sim_sq_error(qp, w, r->syndrome);
+	default:
+		break;
+	}
+	atomic64_add(r->len, &qp->sim->estats.bytes);
+	return sim_sq_done(qp, w,
+			   w->opcode == MLX5_OPCODE_RDMA_READ ? r->len : 0);
+}
+
 static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  const struct sim_wqe *w)
 {
@@ -355,6 +427,9 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 	r.sig->n = 0;
 
 	peer = sim_sq_peer(qp);
+	/* no model device here owns the peer's GID: it is on the wire */
+	if (!peer && !qp->peer_sim && sim_net_up(qp->sim))
+		return sim_sq_wire(eng, qp, w, &r);
 	res = peer ? sim_rq_execute(eng, peer, &r) : SIM_RESP_NOT_READY;
 	/*
 	 * Errors of our keys (the gather list, or a READ's scatter list):
@@ -404,7 +479,7 @@ static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
 	struct sim_qp *peer = NULL;
 	struct mlx5_av *av;
 	struct sim_gid sgid;
-	u8 dgid[16], synd;
+	u8 dgid[16], synd, sgid_index;
 	u32 dqpn;
 
 	if (w->opcode != MLX5_OPCODE_SEND && w->opcode != MLX5_OPCODE_SEND_IMM)
@@ -432,13 +507,19 @@ static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
 	r.len = eng->lsgl.total;
 	r.src = &eng->lsgl;
 
-	if (!sim_gid_get(qp->sim, qp->port,
-			 (be32_to_cpu(READ_ONCE(av->grh_gid_fl)) >> 20) & 0xff,
-			 &sgid))
+	sgid_index = (be32_to_cpu(READ_ONCE(av->grh_gid_fl)) >> 20) & 0xff;
+	if (!sim_gid_get(qp->sim, qp->port, sgid_index, &sgid))
 		goto dropped;
 	r.sgid = &sgid;
 	r.dgid = dgid;
 	psim = sim_fabric_find_gid(dgid, qp->sim);
+	/* not a model device of this kernel: a datagram on the wire */
+	if (!psim && sim_net_up(qp->sim)) {
+		if (!sim_wire_ud_send(qp, &r, av, sgid_index, dqpn))
+			goto dropped;
+		atomic64_add(r.len, &qp->sim->estats.bytes);
+		return sim_sq_done(qp, w, 0);
+	}
 	if (psim)
 		peer = sim_qp_lookup(psim, dqpn);
 	if (!peer || (peer->st != MLX5_QP_ST_UD &&

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * RoCEv2 frames on the netdev a model device is bound to, as a ConnectX
+ * puts them on its port: Ethernet (with the GID's VLAN tag), IPv4, UDP to
+ * port 4791, the IB transport headers (wire.h), the payload and the ICRC.
+ *
+ * Out: built here from a QP's address path or a UD address vector and
+ * handed to dev_queue_xmit() on the bound netdev, from the engine thread
+ * (or a command that runs the SQ), under the QP's sq_lock or rq_lock.
+ *
+ * In: an rx_handler on the bound netdev takes every IPv4 UDP frame to
+ * port 4791, as a card's RoCE steering does before the host stack sees
+ * it, so no ICMP port-unreachable answers and no socket in whatever
+ * network namespace the netdev lives in (rxe binds a UDP tunnel socket in
+ * init_net only; a model device may be bound in any namespace). The
+ * handler does nothing else: a frame goes on a bounded queue (full:
+ * dropped and counted) and the engine is kicked. The engine validates it
+ * (lengths, version, opcode for the transport, pad, destination GID),
+ * checks the ICRC (a bad one is dropped and counted), and hands it to the
+ * requester (ACK, READ responses) or the responder of the QP it names.
+ * The cost: a netdev has one rx_handler; a netdev that already has one
+ * (a bridge or bond port) gets no wire, and the device says so once.
+ */
+
+#include <linux/crc32.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <linux/udp.h>
+#include <linux/unaligned.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "sim.h"
+
+#define SIM_NET_RX_BUDGET	64	/* frames per engine pass */
+#define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
+#define SIM_DEFAULT_TTL		64
+
+/* The headers each RC opcode carries; 0: not an opcode the model takes. */
+static const u16 sim_op_hdrs[SIM_OP_NR] = {
+	[SIM_OP_SEND_FIRST]	= SIM_HDR_PAYLOAD | SIM_HDR_FIRST,
+	[SIM_OP_SEND_MIDDLE]	= SIM_HDR_PAYLOAD,
+	[SIM_OP_SEND_LAST]	= SIM_HDR_PAYLOAD | SIM_HDR_LAST,
+	[SIM_OP_SEND_LAST_IMM]	= SIM_HDR_IMM | SIM_HDR_PAYLOAD |
+				  SIM_HDR_LAST,
+	[SIM_OP_SEND_ONLY]	= SIM_HDR_PAYLOAD | SIM_HDR_FIRST |
+				  SIM_HDR_LAST,
+	[SIM_OP_SEND_ONLY_IMM]	= SIM_HDR_IMM | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_WRITE_FIRST]	= SIM_HDR_RETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST,
+	[SIM_OP_WRITE_MIDDLE]	= SIM_HDR_PAYLOAD,
+	[SIM_OP_WRITE_LAST]	= SIM_HDR_PAYLOAD | SIM_HDR_LAST,
+	[SIM_OP_WRITE_LAST_IMM]	= SIM_HDR_IMM | SIM_HDR_PAYLOAD |
+				  SIM_HDR_LAST,
+	[SIM_OP_WRITE_ONLY]	= SIM_HDR_RETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_WRITE_ONLY_IMM]	= SIM_HDR_RETH | SIM_HDR_IMM |
+				  SIM_HDR_PAYLOAD | SIM_HDR_FIRST |
+				  SIM_HDR_LAST,
+	[SIM_OP_READ_REQ]	= SIM_HDR_RETH | SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_READ_RESP_FIRST] = SIM_HDR_AETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST,
+	[SIM_OP_READ_RESP_MIDDLE] = SIM_HDR_PAYLOAD,
+	[SIM_OP_READ_RESP_LAST]	= SIM_HDR_AETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_LAST,
+	[SIM_OP_READ_RESP_ONLY]	= SIM_HDR_AETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_ACK]		= SIM_HDR_AETH | SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_SEND_LAST_INV]	= SIM_HDR_IETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_LAST,
+	[SIM_OP_SEND_ONLY_INV]	= SIM_HDR_IETH | SIM_HDR_PAYLOAD |
+				  SIM_HDR_FIRST | SIM_HDR_LAST,
+};
+
+/* The headers of RC opcode @op (the low 5 bits of a BTH opcode). */
+u16 sim_wire_op_hdrs(u8 op)
+{
+	return op < SIM_OP_NR ? sim_op_hdrs[op] : 0;
+}
+
+static u32 sim_ext_len(u16 hdrs)
+{
+	return (hdrs & SIM_HDR_RETH ? sizeof(struct sim_reth) : 0) +
+	       (hdrs & SIM_HDR_DETH ? sizeof(struct sim_deth) : 0) +
+	       (hdrs & SIM_HDR_AETH ? sizeof(struct sim_aeth) : 0) +
+	       (hdrs & (SIM_HDR_IMM | SIM_HDR_IETH) ? sizeof(__be32) : 0);
+}
+
+/* Path MTU in bytes (QPC mtu: 1 = 256 ... 5 = 4096). */
+u32 sim_wire_mtu(const struct sim_qp *qp)
+{
+	u8 mtu = clamp_t(u8, qp->mtu, MLX5_QPC_MTU_256_BYTES,
+			 MLX5_QPC_MTU_4K_BYTES);
+
+	return 256U << (mtu - MLX5_QPC_MTU_256_BYTES);
+}
+
+bool sim_net_up(struct mlx5sp_sim *sim)
+{
+	return READ_ONCE(sim->net.up);
+}
+
+static bool sim_gid_v4(const u8 *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid);
+}
+
+/*
+ * The ICRC (IBTA annex A17.3.3): CRC32 over 8 bytes of ones (the LRH a
+ * RoCEv2 packet does not have), the IPv4 header with TOS, TTL and
+ * checksum as ones, the UDP header with its checksum as ones, the BTH
+ * with its reserved byte before the QPN as ones, then everything after
+ * the BTH up to the ICRC. @l3: the IPv4 header; @len: bytes before the
+ * ICRC.
+ */
+static u32 sim_icrc(const u8 *l3, u32 len)
+{
+	static const u8 ones[8] = { 0xff, 0xff, 0xff, 0xff,
+				    0xff, 0xff, 0xff, 0xff };
+	u8 hdr[SIM_L3_HDRS + sizeof(struct sim_bth)];
+	struct iphdr *ip = (struct iphdr *)hdr;
+	struct udphdr *udp = (struct udphdr *)(ip + 1);
+	struct sim_bth *bth = (struct sim_bth *)(udp + 1);
+	u32 crc;
+
+	memcpy(hdr, l3, sizeof(hdr));
+	ip->tos = 0xff;
+	ip->ttl = 0xff;
+	ip->check = CSUM_MANGLED_0;
+	udp->check = CSUM_MANGLED_0;
+	bth->qpn |= cpu_to_be32(~SIM_QPN_MASK);
+	crc = crc32_le(~0U, ones, sizeof(ones));
+	crc = crc32_le(crc, hdr, sizeof(hdr));
+	crc = crc32_le(crc, l3 + sizeof(hdr), len - sizeof(hdr));
+	return ~crc;
+}
+
+/* Source MAC, VLAN and GID of a port's GID entry. */
+bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
+		      struct sim_tx_path *p)
+{
+	struct net_device *nd = sim->mdev.netdev;
+	struct sim_gid gid;
+
+	if (!nd || !sim_gid_get(sim, port, sgid_index, &gid) ||
+	    gid.version != MLX5_ROCE_VERSION_2)
+		return false;
+	memcpy(p->sgid, gid.gid, sizeof(p->sgid));
+	if (is_valid_ether_addr(gid.mac))
+		ether_addr_copy(p->smac, gid.mac);
+	else
+		ether_addr_copy(p->smac, nd->dev_addr);
+	p->vlan = gid.vlan_valid;
+	p->vlan_id = gid.vlan_id;
+	return true;
+}
+
+/* The address path of a connected QP. Under sq_lock or rq_lock. */
+bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p)
+{
+	const void *ads = MLX5_ADDR_OF(qpc, qp->qpc, primary_address_path);
+
+	if (!sim_net_path_gid(qp->sim, qp->port, qp->sgid_index, p))
+		return false;
+	ether_addr_copy(p->dmac, MLX5_ADDR_OF(ads, ads, rmac_47_32));
+	memcpy(p->dgid, qp->rgid, sizeof(p->dgid));
+	p->ttl = MLX5_GET(ads, ads, hop_limit) ?: SIM_DEFAULT_TTL;
+	p->tos = MLX5_GET(ads, ads, tclass);
+	p->sport = MLX5_GET(ads, ads, udp_sport) ?:
+		   0xc000 | (qp->qpn & 0x3fff);
+	return true;
+}
+
+static void sim_put_transport(u8 *h, const struct sim_tx_pkt *t, u8 pad)
+{
+	struct sim_bth *bth = (struct sim_bth *)h;
+
+	bth->opcode = t->opcode;
+	bth->flags = (t->se ? SIM_BTH_SE : 0) | pad << SIM_BTH_PAD_SHIFT;
+	bth->pkey = htons(SIM_WIRE_PKEY);
+	bth->qpn = cpu_to_be32(t->dqpn & SIM_QPN_MASK);
+	bth->apsn = cpu_to_be32((t->ackreq ? SIM_BTH_ACKREQ : 0) |
+				(t->psn & SIM_PSN_MASK));
+	h += sizeof(*bth);
+	if (t->hdrs & SIM_HDR_RETH) {
+		struct sim_reth *reth = (struct sim_reth *)h;
+
+		put_unaligned_be64(t->va, &reth->va);
+		put_unaligned_be32(t->rkey, &reth->rkey);
+		put_unaligned_be32(t->dmalen, &reth->len);
+		h += sizeof(*reth);
+	}
+	if (t->hdrs & SIM_HDR_DETH) {
+		struct sim_deth *deth = (struct sim_deth *)h;
+
+		put_unaligned_be32(t->qkey, &deth->qkey);
+		put_unaligned_be32(t->sqpn & SIM_QPN_MASK, &deth->sqpn);
+		h += sizeof(*deth);
+	}
+	if (t->hdrs & SIM_HDR_AETH) {
+		put_unaligned_be32((u32)t->syndrome << 24 |
+				   (t->msn & SIM_PSN_MASK), h);
+		h += sizeof(struct sim_aeth);
+	}
+	if (t->hdrs & (SIM_HDR_IMM | SIM_HDR_IETH))
+		memcpy(h, &t->imm, sizeof(t->imm));
+}
+
+/*
+ * Build and send one packet: @paylen bytes from @payload (NULL when
+ * there are none). Returns 0, or an errno when it was not sent (counted:
+ * the transport's retransmission covers it, as for a lost packet).
+ */
+int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
+		 const struct sim_tx_pkt *t, struct sim_cur *payload,
+		 u32 paylen)
+{
+	struct net_device *nd = sim->mdev.netdev;
+	u32 ext = sim_ext_len(t->hdrs), tlen, len;
+	u8 pad = -paylen & 3, *h;
+	struct sim_sge sge;
+	struct sim_cur d;
+	struct sk_buff *skb;
+	struct udphdr *udp;
+	struct iphdr *ip;
+	int err;
+
+	if (!nd || !sim_net_up(sim) || !netif_running(nd)) {
+		err = -ENETDOWN;
+		goto err_count;
+	}
+	/* IPv6 and RoCEv1 GIDs do not go on the wire yet */
+	if (!sim_gid_v4(p->sgid) || !sim_gid_v4(p->dgid)) {
+		err = -EAFNOSUPPORT;
+		goto err_count;
+	}
+	tlen = sizeof(struct sim_bth) + ext + paylen + pad + SIM_ICRC_LEN;
+	len = SIM_L3_HDRS + tlen;
+	if (len > READ_ONCE(nd->mtu)) {
+		err = -EMSGSIZE;
+		goto err_count;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(nd) + len, GFP_ATOMIC);
+	if (!skb) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(nd) + SIM_L3_HDRS);
+	h = skb_put(skb, sizeof(struct sim_bth) + ext);
+	sim_put_transport(h, t, pad);
+	if (paylen) {
+		sge = (struct sim_sge){ .kva = skb_put(skb, paylen),
+					.len = paylen };
+		sim_cur_init(&d, &sge, 1);
+		if (!payload || sim_cur_copy(sim, &d, sim, payload, paylen)) {
+			err = -EFAULT;
+			goto err_free_skb;
+		}
+	}
+	skb_put_zero(skb, pad + SIM_ICRC_LEN);
+
+	udp = skb_push(skb, sizeof(*udp));
+	udp->source = htons(p->sport);
+	udp->dest = htons(SIM_ROCE_UDP_PORT);
+	udp->len = htons(sizeof(*udp) + tlen);
+	udp->check = 0;			/* IPv4: none */
+	ip = skb_push(skb, sizeof(*ip));
+	skb_reset_network_header(skb);
+	ip->version = 4;
+	ip->ihl = sizeof(*ip) / 4;
+	ip->tos = p->tos;
+	ip->tot_len = htons(len);
+	ip->id = 0;
+	ip->frag_off = htons(IP_DF);
+	ip->ttl = p->ttl;
+	ip->protocol = IPPROTO_UDP;
+	memcpy(&ip->saddr, p->sgid + 12, 4);
+	memcpy(&ip->daddr, p->dgid + 12, 4);
+	ip->check = 0;
+	ip->check = ip_fast_csum(ip, ip->ihl);
+	put_unaligned_le32(sim_icrc((u8 *)ip, len - SIM_ICRC_LEN),
+			   (u8 *)ip + len - SIM_ICRC_LEN);
+
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = nd;
+	err = dev_hard_header(skb, nd, ETH_P_IP, p->dmac, p->smac, skb->len);
+	if (err < 0) {
+		err = -EINVAL;
+		goto err_free_skb;
+	}
+	skb_reset_mac_header(skb);
+	if (p->vlan)
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), p->vlan_id);
+	dev_queue_xmit(skb);
+	atomic64_inc(&sim->net.st.tx_pkts);
+	return 0;
+
+err_free_skb:
+	kfree_skb(skb);
+err_count:
+	atomic64_inc(&sim->net.st.tx_dropped);
+	return err;
+}
+
+/*
+ * Softirq: take IPv4 UDP frames to 4791 for the engine, pass the rest.
+ * The checks here only tell ours from others; the engine checks the rest.
+ */
+static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct mlx5sp_sim *sim = rcu_dereference(skb->dev->rx_handler_data);
+	const struct udphdr *udp;
+	const struct iphdr *ip;
+
+	if (skb->pkt_type != PACKET_HOST || skb->protocol != htons(ETH_P_IP))
+		return RX_HANDLER_PASS;
+	if (!pskb_may_pull(skb, SIM_L3_HDRS))
+		return RX_HANDLER_PASS;
+	ip = (const struct iphdr *)skb->data;
+	if (ip->version != 4 || ip->ihl != 5 || ip->protocol != IPPROTO_UDP ||
+	    ip_is_fragment(ip))
+		return RX_HANDLER_PASS;
+	udp = (const struct udphdr *)(ip + 1);
+	if (udp->dest != htons(SIM_ROCE_UDP_PORT))
+		return RX_HANDLER_PASS;
+
+	if (skb_queue_len(&sim->net.rxq) >= SIM_NET_RXQ_MAX) {
+		atomic64_inc(&sim->net.st.rx_queue_full);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	skb_queue_tail(&sim->net.rxq, skb);
+	sim_engine_kick(sim);
+	return RX_HANDLER_CONSUMED;
+}
+
+/* Is the IPv4 address @daddr one of the device's GIDs? */
+static bool sim_net_owns(struct mlx5sp_sim *sim, __be32 daddr)
+{
+	const struct sim_gid *g;
+	bool found = false;
+	int i;
+
+	spin_lock(&sim->gid_lock);
+	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
+		g = &sim->ports[0].gids[i];
+		found = g->valid && g->version == MLX5_ROCE_VERSION_2 &&
+			sim_gid_v4(g->gid) && !memcmp(g->gid + 12, &daddr, 4);
+	}
+	spin_unlock(&sim->gid_lock);
+	return found;
+}
+
+/* Parse and check a frame (linear, at its IPv4 header). */
+static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
+			  struct sim_rx_pkt *pkt)
+{
+	const struct iphdr *ip = (const struct iphdr *)l3;
+	const struct udphdr *udp = (const struct udphdr *)(ip + 1);
+	const struct sim_bth *bth = (const struct sim_bth *)(udp + 1);
+	struct sim_net_stats *st = &sim->net.st;
+	u32 len, tlen, hlen, paypad, pad, apsn;
+	const u8 *h;
+
+	if (avail < SIM_L3_HDRS + sizeof(*bth) + SIM_ICRC_LEN)
+		goto bad;
+	len = ntohs(ip->tot_len);
+	if (ip->version != 4 || ip->ihl != 5 || len > avail ||
+	    len < SIM_L3_HDRS + sizeof(*bth) + SIM_ICRC_LEN ||
+	    ip_fast_csum(ip, ip->ihl) || ntohs(udp->len) != len - sizeof(*ip))
+		goto bad;
+	if (!sim_net_owns(sim, ip->daddr)) {
+		atomic64_inc(&st->rx_not_ours);
+		return false;
+	}
+	if ((bth->flags & SIM_BTH_TVER_MASK) ||
+	    (ntohs(bth->pkey) & 0x7fff) != (SIM_WIRE_PKEY & 0x7fff))
+		goto bad;
+	pkt->opcode = bth->opcode;
+	pkt->op = bth->opcode & ~SIM_TR_MASK;
+	pkt->tr = bth->opcode & SIM_TR_MASK;
+	if (pkt->op >= SIM_OP_NR || !sim_op_hdrs[pkt->op])
+		goto bad;
+	pkt->hdrs = sim_op_hdrs[pkt->op];
+	switch (pkt->tr) {
+	case SIM_TR_RC:
+		break;
+	case SIM_TR_UD:
+		if (pkt->op != SIM_OP_SEND_ONLY &&
+		    pkt->op != SIM_OP_SEND_ONLY_IMM)
+			goto bad;
+		pkt->hdrs |= SIM_HDR_DETH;
+		break;
+	default:
+		/* UC and the others are not on the model's wire (yet) */
+		atomic64_inc(&st->rx_dropped);
+		return false;
+	}
+
+	tlen = len - SIM_L3_HDRS;
+	hlen = sizeof(*bth) + sim_ext_len(pkt->hdrs);
+	if (tlen < hlen + SIM_ICRC_LEN)
+		goto bad;
+	paypad = tlen - hlen - SIM_ICRC_LEN;
+	pad = (bth->flags & SIM_BTH_PAD_MASK) >> SIM_BTH_PAD_SHIFT;
+	if (pad > paypad || (!(pkt->hdrs & SIM_HDR_PAYLOAD) && paypad))
+		goto bad;
+	if (sim_icrc(l3, len - SIM_ICRC_LEN) !=
+	    get_unaligned_le32(l3 + len - SIM_ICRC_LEN)) {
+		atomic64_inc(&st->rx_bad_icrc);
+		return false;
+	}
+
+	pkt->se = bth->flags & SIM_BTH_SE;
+	pkt->dqpn = be32_to_cpu(bth->qpn) & SIM_QPN_MASK;
+	apsn = be32_to_cpu(bth->apsn);
+	pkt->ackreq = apsn & SIM_BTH_ACKREQ;
+	pkt->psn = apsn & SIM_PSN_MASK;
+	h = (const u8 *)(bth + 1);
+	if (pkt->hdrs & SIM_HDR_RETH) {
+		const struct sim_reth *reth = (const struct sim_reth *)h;
+
+		pkt->va = get_unaligned_be64(&reth->va);
+		pkt->rkey = get_unaligned_be32(&reth->rkey);
+		pkt->dmalen = get_unaligned_be32(&reth->len);
+		h += sizeof(*reth);
+	}
+	if (pkt->hdrs & SIM_HDR_DETH) {
+		const struct sim_deth *deth = (const struct sim_deth *)h;
+
+		pkt->qkey = get_unaligned_be32(&deth->qkey);
+		pkt->sqpn = get_unaligned_be32(&deth->sqpn) & SIM_QPN_MASK;
+		h += sizeof(*deth);
+	}
+	if (pkt->hdrs & SIM_HDR_AETH) {
+		u32 smsn = get_unaligned_be32(h);
+
+		pkt->syndrome = smsn >> 24;
+		pkt->msn = smsn & SIM_PSN_MASK;
+		h += sizeof(struct sim_aeth);
+	}
+	if (pkt->hdrs & (SIM_HDR_IMM | SIM_HDR_IETH)) {
+		memcpy(&pkt->imm, h, sizeof(pkt->imm));
+		h += sizeof(pkt->imm);
+	}
+	pkt->payload = h;
+	pkt->paylen = paypad - pad;
+	ipv6_addr_set_v4mapped(ip->saddr, (struct in6_addr *)pkt->sgid);
+	ipv6_addr_set_v4mapped(ip->daddr, (struct in6_addr *)pkt->dgid);
+	pkt->ttl = ip->ttl;
+	pkt->tos = ip->tos;
+	return true;
+
+bad:
+	atomic64_inc(&st->rx_bad_hdr);
+	return false;
+}
+
+static bool sim_net_is_response(u8 op)
+{
+	return op >= SIM_OP_READ_RESP_FIRST && op <= SIM_OP_ATOMIC_ACK;
+}
+
+/* One frame, in the engine under rcu_read_lock(). */
+static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
+			   struct sk_buff *skb)
+{
+	struct sim_rx_pkt pkt = {};
+	struct sim_qp *qp;
+
+	if (skb_linearize(skb) ||
+	    !sim_net_parse(sim, skb->data, skb->len, &pkt))
+		return;
+	atomic64_inc(&sim->net.st.rx_pkts);
+	qp = sim_qp_lookup(sim, pkt.dqpn);
+	if (!qp)
+		goto no_qp;
+	if (pkt.tr == SIM_TR_UD) {
+		if (qp->st != MLX5_QP_ST_UD &&
+		    !(qp->st == MLX5_QP_ST_QP1 && pkt.dqpn == SIM_GSI_QPN))
+			goto no_qp;
+		sim_wire_ud_rx(eng, qp, &pkt);
+		return;
+	}
+	if (qp->st != MLX5_QP_ST_RC)
+		goto no_qp;
+	if (sim_net_is_response(pkt.op)) {
+		spin_lock(&qp->sq_lock);
+		sim_wire_req_rx(qp, &pkt);
+		spin_unlock(&qp->sq_lock);
+		return;
+	}
+	sim_wire_resp_rx(eng, qp, &pkt);
+	return;
+
+no_qp:
+	atomic64_inc(&sim->net.st.rx_no_qp);
+}
+
+/* The engine: frames that came in. Returns true if it took any. */
+bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
+{
+	struct sk_buff *skb;
+	int n = 0;
+
+	while (n < SIM_NET_RX_BUDGET && (skb = skb_dequeue(&sim->net.rxq))) {
+		n++;
+		rcu_read_lock();
+		if (!sim_engine_halted(sim))
+			sim_net_rx_one(eng, sim, skb);
+		rcu_read_unlock();
+		consume_skb(skb);
+	}
+	/* more than a pass takes: come back at once */
+	if (!skb_queue_empty(&sim->net.rxq))
+		atomic_set(&eng->kicked, 1);
+	return n;
+}
+
+/* Put the receive hook on the bound netdev. Sleeps (RTNL). */
+int sim_net_start(struct mlx5sp_sim *sim)
+{
+	struct net_device *nd = sim->mdev.netdev;
+	int err;
+
+	skb_queue_head_init(&sim->net.rxq);
+	if (!nd)
+		return 0;
+	rtnl_lock();
+	err = netdev_rx_handler_register(nd, sim_net_rx_handler, sim);
+	rtnl_unlock();
+	if (err) {
+		/* another user of the hook: the device works, off the wire */
+		sim_err(sim, "%s has a receive handler: no RoCEv2 on it (%d)\n",
+			netdev_name(nd), err);
+		return 0;
+	}
+	WRITE_ONCE(sim->net.up, true);
+	return 0;
+}
+
+/* Take the hook off and drop what waits. Sleeps (RTNL). */
+void sim_net_stop(struct mlx5sp_sim *sim)
+{
+	struct net_device *nd = sim->mdev.netdev;
+
+	if (sim_net_up(sim)) {
+		rtnl_lock();
+		netdev_rx_handler_unregister(nd);
+		rtnl_unlock();
+		WRITE_ONCE(sim->net.up, false);
+	}
+	/* the handler is gone after the grace period unregister waits for */
+	skb_queue_purge(&sim->net.rxq);
+}
+
+void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
+{
+	struct sim_net_stats *st = &sim->net.st;
+
+	seq_printf(m, "up %d\n", sim_net_up(sim));
+	seq_printf(m, "tx_pkts %lld\n", atomic64_read(&st->tx_pkts));
+	seq_printf(m, "tx_dropped %lld\n", atomic64_read(&st->tx_dropped));
+	seq_printf(m, "rx_pkts %lld\n", atomic64_read(&st->rx_pkts));
+	seq_printf(m, "rx_queue_full %lld\n",
+		   atomic64_read(&st->rx_queue_full));
+	seq_printf(m, "rx_bad_hdr %lld\n", atomic64_read(&st->rx_bad_hdr));
+	seq_printf(m, "rx_bad_icrc %lld\n", atomic64_read(&st->rx_bad_icrc));
+	seq_printf(m, "rx_not_ours %lld\n", atomic64_read(&st->rx_not_ours));
+	seq_printf(m, "rx_no_qp %lld\n", atomic64_read(&st->rx_no_qp));
+	seq_printf(m, "rx_dropped %lld\n", atomic64_read(&st->rx_dropped));
+	seq_printf(m, "retransmits %lld\n", atomic64_read(&st->retransmits));
+	seq_printf(m, "timeouts %lld\n", atomic64_read(&st->timeouts));
+	seq_printf(m, "naks_sent %lld\n", atomic64_read(&st->naks_sent));
+	seq_printf(m, "naks_rcvd %lld\n", atomic64_read(&st->naks_rcvd));
+	seq_printf(m, "rnr_naks_sent %lld\n",
+		   atomic64_read(&st->rnr_naks_sent));
+	seq_printf(m, "dup_reqs %lld\n", atomic64_read(&st->dup_reqs));
+}

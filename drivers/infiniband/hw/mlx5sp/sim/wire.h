@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * RoCEv2 on the wire (IBTA vol. 1 ch. 9, annex A17): the transport
+ * headers as they are on the wire, and the state a QP keeps for packets.
+ *
+ * A frame: Ethernet (a VLAN tag if the GID has one), IPv4, UDP to 4791,
+ * BTH, then at most one of RETH / DETH / AETH, then ImmDt or IETH, the
+ * payload padded to 4 bytes, and the ICRC. Every field is big-endian;
+ * the ICRC is a CRC32 stored little-endian (net.c).
+ */
+#ifndef MLX5SP_SIM_WIRE_H
+#define MLX5SP_SIM_WIRE_H
+
+#include <linux/atomic.h>
+#include <linux/sizes.h>
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+#define SIM_ROCE_UDP_PORT	4791
+#define SIM_PSN_MASK		0xffffff
+#define SIM_QPN_MASK		0xffffff
+#define SIM_WIRE_PKEY		0xffff
+#define SIM_ICRC_LEN		4
+#define SIM_WIRE_MAX_MSG	SZ_1M	/* reassembly and READ buffers */
+#define SIM_NET_RXQ_MAX		2048	/* frames waiting for the engine */
+
+/* BTH opcode: transport in the top 3 bits, operation in the low 5 */
+#define SIM_TR_RC		0x00
+#define SIM_TR_UC		0x20
+#define SIM_TR_UD		0x60
+#define SIM_TR_MASK		0xe0
+
+enum sim_bth_op {
+	SIM_OP_SEND_FIRST		= 0x00,
+	SIM_OP_SEND_MIDDLE		= 0x01,
+	SIM_OP_SEND_LAST		= 0x02,
+	SIM_OP_SEND_LAST_IMM		= 0x03,
+	SIM_OP_SEND_ONLY		= 0x04,
+	SIM_OP_SEND_ONLY_IMM		= 0x05,
+	SIM_OP_WRITE_FIRST		= 0x06,
+	SIM_OP_WRITE_MIDDLE		= 0x07,
+	SIM_OP_WRITE_LAST		= 0x08,
+	SIM_OP_WRITE_LAST_IMM		= 0x09,
+	SIM_OP_WRITE_ONLY		= 0x0a,
+	SIM_OP_WRITE_ONLY_IMM		= 0x0b,
+	SIM_OP_READ_REQ			= 0x0c,
+	SIM_OP_READ_RESP_FIRST		= 0x0d,
+	SIM_OP_READ_RESP_MIDDLE		= 0x0e,
+	SIM_OP_READ_RESP_LAST		= 0x0f,
+	SIM_OP_READ_RESP_ONLY		= 0x10,
+	SIM_OP_ACK			= 0x11,
+	SIM_OP_ATOMIC_ACK		= 0x12,
+	SIM_OP_CMP_SWAP			= 0x13,
+	SIM_OP_FETCH_ADD		= 0x14,
+	SIM_OP_SEND_LAST_INV		= 0x16,
+	SIM_OP_SEND_ONLY_INV		= 0x17,
+	SIM_OP_NR			= 0x18,
+};
+
+/* BTH byte 1 */
+#define SIM_BTH_SE		0x80
+#define SIM_BTH_MIG		0x40
+#define SIM_BTH_PAD_SHIFT	4
+#define SIM_BTH_PAD_MASK	0x30
+#define SIM_BTH_TVER_MASK	0x0f
+/* BTH word 2 */
+#define SIM_BTH_ACKREQ		BIT(31)
+
+struct sim_bth {
+	u8 opcode;
+	u8 flags;		/* SE, M, pad count, transport version */
+	__be16 pkey;
+	__be32 qpn;		/* resv8a, destination QP */
+	__be32 apsn;		/* AckReq, resv7, PSN */
+} __packed;
+
+struct sim_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+struct sim_deth {
+	__be32 qkey;
+	__be32 sqpn;		/* resv8, source QP */
+} __packed;
+
+/* AETH syndrome: bits 7-5 say what it is, 4-0 credits, timer or code */
+#define SIM_AETH_ACK		0x00
+#define SIM_AETH_RNR_NAK	0x20
+#define SIM_AETH_NAK		0x60
+#define SIM_AETH_TYPE_MASK	0xe0
+#define SIM_AETH_VAL_MASK	0x1f
+#define SIM_AETH_NO_CREDITS	0x1f	/* invalid credit count: no limit */
+#define SIM_NAK_PSN_SEQ		0
+#define SIM_NAK_INV_REQ		1
+#define SIM_NAK_REM_ACCESS	2
+#define SIM_NAK_REM_OP		3
+
+struct sim_aeth {
+	__be32 smsn;		/* syndrome, MSN */
+} __packed;
+
+/* ImmDt and IETH: one 32-bit word after the other extension headers */
+#define SIM_HDR_RETH		BIT(0)
+#define SIM_HDR_DETH		BIT(1)
+#define SIM_HDR_AETH		BIT(2)
+#define SIM_HDR_IMM		BIT(3)
+#define SIM_HDR_IETH		BIT(4)
+#define SIM_HDR_PAYLOAD		BIT(5)
+#define SIM_HDR_FIRST		BIT(6)	/* the first packet of a message */
+#define SIM_HDR_LAST		BIT(7)	/* ... its last (ONLY: both) */
+
+/* A packet as parsed from the wire, every field checked (net.c). */
+struct sim_rx_pkt {
+	u8 opcode;		/* full BTH opcode */
+	u8 op;			/* opcode & 0x1f */
+	u8 tr;			/* opcode & SIM_TR_MASK */
+	u16 hdrs;		/* SIM_HDR_* of the opcode */
+	bool se;
+	bool ackreq;
+	u32 dqpn;
+	u32 psn;
+	u64 va;			/* RETH */
+	u32 rkey;
+	u32 dmalen;
+	u8 syndrome;		/* AETH */
+	u32 msn;
+	u32 qkey;		/* DETH */
+	u32 sqpn;
+	__be32 imm;		/* ImmDt or IETH */
+	const u8 *payload;
+	u32 paylen;		/* without the pad */
+	/* the network header, for UD's GRH */
+	u8 sgid[16];
+	u8 dgid[16];
+	u8 ttl;
+	u8 tos;
+};
+
+/* Requester of a QP on the wire, under sq_lock (wire_req.c). */
+enum sim_wire_next {
+	SIM_WIRE_WAITING,	/* packets out, nothing back yet */
+	SIM_WIRE_RESEND,	/* a NAK or the RNR timer: from una, now */
+	SIM_WIRE_RNR,		/* an RNR NAK came: wait, then resend */
+	SIM_WIRE_ANSWERED,	/* acknowledged or NAKed: complete */
+};
+
+struct sim_wire_req {
+	u32 snd_psn;		/* PSN of the next new request */
+	bool busy;		/* the WQE at sq_ci is on the wire */
+	u8 next;		/* enum sim_wire_next */
+	u8 rnr_timer;		/* of the last RNR NAK */
+	u8 syndrome;		/* ANSWERED by a NAK: the CQE's */
+	u8 wqe_opcode;		/* MLX5_OPCODE_* of the busy WQE */
+	u32 first_psn;		/* its first PSN */
+	u32 npkts;		/* PSNs it takes (a READ: its responses) */
+	u32 una;		/* first PSN not acknowledged */
+	u32 len;		/* message bytes */
+	u32 rd_got;		/* READ: response bytes so far */
+	u8 *rd_buf;		/* READ: the response data (SIM_WIRE_MAX_MSG) */
+};
+
+/* Responder of a QP on the wire, under rq_lock (wire_resp.c). */
+enum sim_wire_msg {
+	SIM_MSG_NONE,
+	SIM_MSG_SEND,
+	SIM_MSG_WRITE,
+};
+
+struct sim_wire_resp {
+	u32 epsn;		/* next expected PSN */
+	u32 msn;		/* messages completed (24 bits) */
+	bool nak_sent;		/* a sequence error NAK is out */
+	u8 msg;			/* enum sim_wire_msg in progress */
+	u32 first_psn;		/* of that message */
+	u32 off;		/* its bytes so far */
+	u64 va;			/* a WRITE's RETH */
+	u32 rkey;
+	u32 dmalen;
+	u8 *buf;		/* reassembly, READ data (SIM_WIRE_MAX_MSG) */
+};
+
+/* Counters of the wire, lockless. */
+struct sim_net_stats {
+	atomic64_t tx_pkts;
+	atomic64_t tx_dropped;		/* no memory, netdev down, too big */
+	atomic64_t rx_pkts;
+	atomic64_t rx_queue_full;
+	atomic64_t rx_bad_hdr;		/* length, version, opcode, pad */
+	atomic64_t rx_bad_icrc;
+	atomic64_t rx_not_ours;		/* destination IP not in the GIDs */
+	atomic64_t rx_no_qp;		/* no QP, wrong type, not receiving */
+	atomic64_t rx_dropped;		/* out of window, stale, unsupported */
+	atomic64_t retransmits;		/* packets sent again */
+	atomic64_t timeouts;		/* local ACK timeouts */
+	atomic64_t naks_sent;
+	atomic64_t naks_rcvd;
+	atomic64_t rnr_naks_sent;
+	atomic64_t dup_reqs;		/* duplicate requests answered */
+};
+
+/* The wire of a device: its receive hook and queue (net.c). */
+struct sim_net {
+	bool up;			/* rx_handler registered */
+	struct sk_buff_head rxq;	/* its own lock; frames for the engine */
+	struct sim_net_stats st;
+};
+
+#endif /* MLX5SP_SIM_WIRE_H */

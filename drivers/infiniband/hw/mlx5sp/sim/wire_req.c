@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The requester on the wire: an RC WQE whose peer is not a model device
+ * of this kernel becomes packets, and UD/GSI datagrams go out as one.
+ *
+ * One RC WQE is on the wire at a time (the SQ head waits for its answer,
+ * sq.c): its message is cut into path-MTU packets with PSNs from
+ * snd_psn (the QPC's next_send_psn), the last one asking for an ACK. An
+ * RDMA READ is one request whose responses take as many PSNs as packets
+ * they need; their data lands in rd_buf and goes to the WQE's scatter
+ * list when the last one is in. What comes back (net.c, under sq_lock):
+ *   ACK      una moves past its PSN; the last PSN acknowledged completes
+ *   NAK PSN sequence error: go back to its PSN, send from there at once
+ *   RNR NAK  go back to its PSN, wait the timer it names, send again
+ *   NAK (invalid request, remote access, remote operation): the WQE
+ *            completes in error with the matching syndrome
+ * Nothing back within the local ACK timeout (4.096 us << timeout) sends
+ * again from una (go-back-N), retry_cnt times, then
+ * IBV_WC_RETRY_EXC_ERR; RNR NAKs rnr_retry times (7: forever), then
+ * IBV_WC_RNR_RETRY_EXC_ERR (sq.c counts and decides).
+ */
+
+#include "sim.h"
+
+#define SIM_ACKREQ_EVERY	16	/* packets between ACK requests */
+
+static u32 sim_wire_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/* The BTH opcode of packet @first/@last of a SEND or WRITE WQE. */
+static u8 sim_wire_req_op(u8 wqe_opcode, bool first, bool last)
+{
+	bool write = wqe_opcode == MLX5_OPCODE_RDMA_WRITE ||
+		     wqe_opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
+	bool imm = wqe_opcode == MLX5_OPCODE_SEND_IMM ||
+		   wqe_opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
+	bool inv = wqe_opcode == MLX5_OPCODE_SEND_INVAL;
+
+	if (first && last) {
+		if (write)
+			return imm ? SIM_OP_WRITE_ONLY_IMM : SIM_OP_WRITE_ONLY;
+		if (inv)
+			return SIM_OP_SEND_ONLY_INV;
+		return imm ? SIM_OP_SEND_ONLY_IMM : SIM_OP_SEND_ONLY;
+	}
+	if (first)
+		return write ? SIM_OP_WRITE_FIRST : SIM_OP_SEND_FIRST;
+	if (last) {
+		if (write)
+			return imm ? SIM_OP_WRITE_LAST_IMM : SIM_OP_WRITE_LAST;
+		if (inv)
+			return SIM_OP_SEND_LAST_INV;
+		return imm ? SIM_OP_SEND_LAST_IMM : SIM_OP_SEND_LAST;
+	}
+	return write ? SIM_OP_WRITE_MIDDLE : SIM_OP_SEND_MIDDLE;
+}
+
+static void sim_cur_skip(struct sim_cur *c, u64 off)
+{
+	u64 left;
+
+	while (off && c->i < c->n) {
+		left = c->sge[c->i].len - c->off;
+		if (off < left) {
+			c->off += off;
+			return;
+		}
+		off -= left;
+		c->i++;
+		c->off = 0;
+	}
+}
+
+/* Send the busy WQE's packets from @psn on. Under sq_lock. */
+static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
+			      u32 psn)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	u32 mtu = sim_wire_mtu(qp), i, off, n;
+	struct sim_tx_pkt t = {};
+	struct sim_tx_path path;
+	struct sim_cur c;
+	s32 d = sim_psn_diff(psn, wq->first_psn);
+
+	if (d < 0 || d >= wq->npkts)
+		return;
+	if (!sim_net_path_qp(qp, &path)) {
+		atomic64_inc(&qp->sim->net.st.tx_dropped);
+		return;
+	}
+	t.dqpn = qp->remote_qpn;
+	if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ) {
+		/* the rest of the data, from the first response missing */
+		t.opcode = SIM_TR_RC | SIM_OP_READ_REQ;
+		t.hdrs = SIM_HDR_RETH;
+		t.psn = psn;
+		t.ackreq = true;
+		t.va = r->raddr + wq->rd_got;
+		t.rkey = r->rkey;
+		t.dmalen = wq->len - wq->rd_got;
+		sim_net_send(qp->sim, &path, &t, NULL, 0);
+		return;
+	}
+	off = d * mtu;
+	sim_cur_init(&c, r->src->sge, r->src->n);
+	sim_cur_skip(&c, off);
+	for (i = d; i < wq->npkts; i++, off += n) {
+		bool first = !i, last = i == wq->npkts - 1;
+
+		n = min(mtu, wq->len - off);
+		t.opcode = SIM_TR_RC |
+			   sim_wire_req_op(wq->wqe_opcode, first, last);
+		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
+		t.psn = (wq->first_psn + i) & SIM_PSN_MASK;
+		t.ackreq = last || !((i + 1) % SIM_ACKREQ_EVERY);
+		t.se = last && r->solicited;
+		t.va = r->raddr;
+		t.rkey = r->rkey;
+		t.dmalen = wq->len;
+		t.imm = r->imm;
+		/* a packet not sent: the cursor is lost, the timeout resends */
+		if (sim_net_send(qp->sim, &path, &t, &c, n))
+			return;
+	}
+}
+
+/*
+ * An RC WQE at the SQ head whose peer is on the wire, @r decoded from it
+ * (again at each call). Under sq_lock.
+ */
+enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
+				  struct sim_resp_req *r)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_cur d;
+
+	if (!wq->busy) {
+		if (r->wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
+		    r->wqe_opcode == MLX5_OPCODE_ATOMIC_FA) {
+			/* atomics are not on the wire yet */
+			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			return SIM_WRES_ERR;
+		}
+		if (r->len > SIM_WIRE_MAX_MSG ||
+		    (r->wqe_opcode == MLX5_OPCODE_RDMA_READ && !wq->rd_buf)) {
+			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+			return SIM_WRES_ERR;
+		}
+		wq->busy = true;
+		wq->next = SIM_WIRE_WAITING;
+		wq->syndrome = 0;
+		wq->wqe_opcode = r->wqe_opcode;
+		wq->len = r->len;
+		wq->rd_got = 0;
+		wq->first_psn = wq->snd_psn;
+		wq->una = wq->first_psn;
+		wq->npkts = sim_wire_npkts(r->len, sim_wire_mtu(qp));
+		wq->snd_psn = (wq->snd_psn + wq->npkts) & SIM_PSN_MASK;
+		sim_wire_req_send(qp, r, wq->first_psn);
+		return SIM_WRES_PENDING;
+	}
+	switch (wq->next) {
+	case SIM_WIRE_ANSWERED:
+		wq->busy = false;
+		if (wq->syndrome) {
+			r->syndrome = wq->syndrome;
+			return SIM_WRES_ERR;
+		}
+		if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || !wq->len)
+			return SIM_WRES_OK;
+		sim_cur_init(&d, r->dst->sge, r->dst->n);
+		if (sim_cur_write(qp->sim, &d, wq->rd_buf, wq->len)) {
+			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			return SIM_WRES_ERR;
+		}
+		return SIM_WRES_OK;
+	case SIM_WIRE_RESEND:
+		wq->next = SIM_WIRE_WAITING;
+		atomic64_inc(&qp->sim->net.st.retransmits);
+		sim_wire_req_send(qp, r, wq->una);
+		return SIM_WRES_PENDING;
+	case SIM_WIRE_RNR:
+		/* after the wait sq.c sets, send again */
+		wq->next = SIM_WIRE_RESEND;
+		return SIM_WRES_RNR;
+	default:
+		return SIM_WRES_TIMEOUT;
+	}
+}
+
+/* The local ACK timeout passed: go back to una. Under sq_lock. */
+void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r)
+{
+	atomic64_inc(&qp->sim->net.st.timeouts);
+	atomic64_inc(&qp->sim->net.st.retransmits);
+	qp->wreq.next = SIM_WIRE_WAITING;
+	sim_wire_req_send(qp, r, qp->wreq.una);
+}
+
+static u8 sim_wire_nak_syndrome(u8 code)
+{
+	switch (code) {
+	case SIM_NAK_INV_REQ:
+		return MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+	case SIM_NAK_REM_ACCESS:
+		return MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
+	default:
+		return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+	}
+}
+
+/* Is @psn one of the busy WQE's not yet acknowledged? */
+static bool sim_wire_unacked(const struct sim_wire_req *wq, u32 psn)
+{
+	u32 last = (wq->first_psn + wq->npkts - 1) & SIM_PSN_MASK;
+
+	return sim_psn_diff(psn, wq->una) >= 0 &&
+	       sim_psn_diff(psn, last) <= 0;
+}
+
+/* The SQ head has something to do: the engine runs it on its next look. */
+static void sim_wire_answer(struct sim_qp *qp, u8 next)
+{
+	qp->wreq.next = next;
+	qp->wait = SIM_SQ_RUN;
+}
+
+static void sim_wire_req_ack(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	u8 type = pkt->syndrome & SIM_AETH_TYPE_MASK;
+	u8 val = pkt->syndrome & SIM_AETH_VAL_MASK;
+
+	if (!sim_wire_unacked(wq, pkt->psn)) {
+		/* an old or duplicate answer */
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	switch (type) {
+	case SIM_AETH_ACK:
+		/* a READ completes by its responses, not by an ACK */
+		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ)
+			return;
+		wq->una = (pkt->psn + 1) & SIM_PSN_MASK;
+		if (wq->una == ((wq->first_psn + wq->npkts) & SIM_PSN_MASK))
+			sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+		return;
+	case SIM_AETH_RNR_NAK:
+		atomic64_inc(&st->naks_rcvd);
+		/* a READ's responses cannot move una past a PSN it NAKs */
+		wq->una = pkt->psn;
+		wq->rnr_timer = val;
+		sim_wire_answer(qp, SIM_WIRE_RNR);
+		return;
+	case SIM_AETH_NAK:
+		atomic64_inc(&st->naks_rcvd);
+		if (val == SIM_NAK_PSN_SEQ) {
+			wq->una = pkt->psn;
+			sim_wire_answer(qp, SIM_WIRE_RESEND);
+			return;
+		}
+		wq->syndrome = sim_wire_nak_syndrome(val);
+		sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+		return;
+	default:
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+}
+
+static void sim_wire_req_read_resp(struct sim_qp *qp,
+				   const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	bool first = pkt->hdrs & SIM_HDR_FIRST;
+	bool last = pkt->hdrs & SIM_HDR_LAST;
+	bool at_first = wq->una == wq->first_psn;
+	u32 mtu = sim_wire_mtu(qp);
+
+	if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || pkt->psn != wq->una) {
+		/* not the next one: the timeout asks for the rest again */
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	/* a first response only first, no first response later */
+	if (first != at_first ||
+	    pkt->paylen > mtu || (!last && pkt->paylen != mtu) ||
+	    pkt->paylen > wq->len - wq->rd_got ||
+	    (last && wq->rd_got + pkt->paylen != wq->len)) {
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+	if ((pkt->hdrs & SIM_HDR_AETH) &&
+	    (pkt->syndrome & SIM_AETH_TYPE_MASK) != SIM_AETH_ACK) {
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+	memcpy(wq->rd_buf + wq->rd_got, pkt->payload, pkt->paylen);
+	wq->rd_got += pkt->paylen;
+	wq->una = (wq->una + 1) & SIM_PSN_MASK;
+	if (last)
+		sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+}
+
+/* An answer to our requests (ACK, NAK, READ response). Under sq_lock. */
+void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !wq->busy ||
+	    wq->next == SIM_WIRE_ANSWERED) {
+		atomic64_inc(&qp->sim->net.st.rx_dropped);
+		return;
+	}
+	switch (pkt->op) {
+	case SIM_OP_ACK:
+		sim_wire_req_ack(qp, pkt);
+		break;
+	case SIM_OP_READ_RESP_FIRST:
+	case SIM_OP_READ_RESP_MIDDLE:
+	case SIM_OP_READ_RESP_LAST:
+	case SIM_OP_READ_RESP_ONLY:
+		sim_wire_req_read_resp(qp, pkt);
+		break;
+	default:
+		/* atomics are not on the wire yet */
+		atomic64_inc(&qp->sim->net.st.rx_dropped);
+		break;
+	}
+}
+
+/*
+ * A UD or GSI datagram by address vector @av. Returns false if it was
+ * not sent (no such source GID, too big for the netdev, no memory): lost,
+ * as UD allows.
+ */
+bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
+		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn)
+{
+	bool imm = r->wqe_opcode == MLX5_OPCODE_SEND_IMM;
+	struct sim_tx_pkt t = {};
+	struct sim_tx_path path;
+	struct sim_cur c;
+
+	if (!sim_net_path_gid(qp->sim, qp->port, sgid_index, &path))
+		return false;
+	memcpy(path.dmac, av->rmac, ETH_ALEN);
+	memcpy(path.dgid, av->rgid, sizeof(path.dgid));
+	path.ttl = READ_ONCE(av->hop_limit) ?: 64;
+	path.tos = READ_ONCE(av->tclass);
+	path.sport = be16_to_cpu(READ_ONCE(av->udp_sport)) ?:
+		     0xc000 | (qp->qpn & 0x3fff);
+	t.opcode = SIM_TR_UD | (imm ? SIM_OP_SEND_ONLY_IMM : SIM_OP_SEND_ONLY);
+	t.hdrs = SIM_HDR_DETH | (imm ? SIM_HDR_IMM : 0);
+	t.dqpn = dqpn;
+	t.psn = qp->wreq.snd_psn;
+	qp->wreq.snd_psn = (qp->wreq.snd_psn + 1) & SIM_PSN_MASK;
+	t.se = r->solicited;
+	t.qkey = r->qkey;
+	t.sqpn = qp->qpn;
+	t.imm = r->imm;
+	sim_cur_init(&c, r->src->sge, r->src->n);
+	return !sim_net_send(qp->sim, &path, &t, &c, r->len);
+}
+
+/* Entering state @to from @from: both locks held (qp.c). */
+void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
+{
+	u8 *rd_buf = qp->wreq.rd_buf, *buf = qp->wresp.buf;
+
+	switch (to) {
+	case MLX5_QP_STATE_RST:
+		memset(&qp->wreq, 0, sizeof(qp->wreq));
+		memset(&qp->wresp, 0, sizeof(qp->wresp));
+		qp->wreq.rd_buf = rd_buf;
+		qp->wresp.buf = buf;
+		break;
+	case MLX5_QP_STATE_RTR:
+		qp->wresp.epsn = MLX5_GET(qpc, qp->qpc, next_rcv_psn);
+		qp->wresp.msn = 0;
+		qp->wresp.msg = SIM_MSG_NONE;
+		qp->wresp.nak_sent = false;
+		break;
+	case MLX5_QP_STATE_RTS:
+		if (from != MLX5_QP_STATE_RTR)
+			break;
+		qp->wreq.snd_psn = MLX5_GET(qpc, qp->qpc, next_send_psn);
+		qp->wreq.busy = false;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * INIT2RTR of an RC QP whose peer (the new path's rgid) is not a model
+ * device here: the buffers the wire needs. Without them (no memory) the
+ * QP still works; its READs and incoming messages fail. Sleeps; before
+ * the command takes the QP's locks (the QP is not receiving yet).
+ */
+void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc)
+{
+	const void *ads = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
+	bool local;
+
+	if (qp->st != MLX5_QP_ST_RC || !sim_net_up(qp->sim) ||
+	    (qp->wreq.rd_buf && qp->wresp.buf))
+		return;
+	rcu_read_lock();
+	local = sim_fabric_find_gid(MLX5_ADDR_OF(ads, ads, rgid_rip),
+				    qp->sim);
+	rcu_read_unlock();
+	if (local)
+		return;
+	if (!qp->wreq.rd_buf)
+		qp->wreq.rd_buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);
+	if (!qp->wresp.buf)
+		qp->wresp.buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);
+}
+
+void sim_wire_qp_free(struct sim_qp *qp)
+{
+	kvfree(qp->wreq.rd_buf);
+	kvfree(qp->wresp.buf);
+}

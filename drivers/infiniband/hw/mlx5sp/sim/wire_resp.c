@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The responder on the wire: RC requests that came in on the netdev, in
+ * PSN order from the QPC's next_rcv_psn, and UD/GSI datagrams.
+ *
+ * A request with the expected PSN is taken: SEND and RDMA WRITE packets
+ * are gathered in the QP's reassembly buffer (first/middle packets carry
+ * exactly a path MTU, a WRITE no more than its RETH says) and the whole
+ * message goes to rq.c with the last one, which checks the receive WQE,
+ * the rkey, the access rights and the bounds exactly as for a peer in
+ * this kernel; an RDMA READ goes to rq.c at once and its data leaves as
+ * READ responses, a path MTU each. Then an ACK (for the last packet of a
+ * message and whenever the requester asks), an RNR NAK when there was no
+ * receive WQE (the message is dropped, the expected PSN goes back to its
+ * first packet), or a NAK with the code of what rq.c refused.
+ * A PSN ahead of the expected one is a sequence error: one NAK until the
+ * expected PSN comes. A PSN behind it is a duplicate: ACKed again, a
+ * READ executed again (it changes nothing) and its responses re-sent.
+ *
+ * Runs in the engine under rcu_read_lock(), taking the QP's rq_lock.
+ */
+
+#include "sim.h"
+
+static void sim_wire_resp_send(struct sim_qp *qp, struct sim_tx_pkt *t,
+			       struct sim_cur *c, u32 len)
+{
+	struct sim_tx_path path;
+
+	if (!sim_net_path_qp(qp, &path)) {
+		atomic64_inc(&qp->sim->net.st.tx_dropped);
+		return;
+	}
+	t->dqpn = qp->remote_qpn;
+	sim_net_send(qp->sim, &path, t, c, len);
+}
+
+static void sim_wire_ack(struct sim_qp *qp, u32 psn, u8 syndrome)
+{
+	struct sim_tx_pkt t = {
+		.opcode = SIM_TR_RC | SIM_OP_ACK,
+		.hdrs = SIM_HDR_AETH,
+		.psn = psn & SIM_PSN_MASK,
+		.syndrome = syndrome,
+		.msn = qp->wresp.msn,
+	};
+
+	sim_wire_resp_send(qp, &t, NULL, 0);
+}
+
+static void sim_wire_nak(struct sim_qp *qp, u32 psn, u8 code)
+{
+	atomic64_inc(&qp->sim->net.st.naks_sent);
+	sim_wire_ack(qp, psn, SIM_AETH_NAK | code);
+}
+
+static u8 sim_wire_nak_code(u8 cqe_syndrome)
+{
+	switch (cqe_syndrome) {
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return SIM_NAK_REM_ACCESS;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:
+		return SIM_NAK_INV_REQ;
+	default:
+		return SIM_NAK_REM_OP;
+	}
+}
+
+/* A request the responder cannot take: NAK, and the QP goes to ERR. */
+static void sim_wire_invalid(struct sim_qp *qp, u32 psn)
+{
+	qp->wresp.msg = SIM_MSG_NONE;
+	sim_wire_nak(qp, psn, SIM_NAK_INV_REQ);
+	sim_qp_set_error(qp);
+	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR,
+			  qp->qpn);
+}
+
+/* READ responses: @len bytes of wresp.buf from @psn on. */
+static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len)
+{
+	u32 mtu = sim_wire_mtu(qp), n = len ? DIV_ROUND_UP(len, mtu) : 1;
+	struct sim_tx_pkt t = {};
+	struct sim_sge sge = { .kva = qp->wresp.buf, .len = len };
+	struct sim_cur c;
+	u32 i, chunk;
+
+	sim_cur_init(&c, &sge, 1);
+	for (i = 0; i < n; i++) {
+		bool first = !i, last = i == n - 1;
+
+		if (first && last)
+			t.opcode = SIM_OP_READ_RESP_ONLY;
+		else if (first)
+			t.opcode = SIM_OP_READ_RESP_FIRST;
+		else if (last)
+			t.opcode = SIM_OP_READ_RESP_LAST;
+		else
+			t.opcode = SIM_OP_READ_RESP_MIDDLE;
+		t.hdrs = sim_wire_op_hdrs(t.opcode);
+		t.opcode |= SIM_TR_RC;
+		t.psn = (psn + i) & SIM_PSN_MASK;
+		t.syndrome = SIM_AETH_ACK | SIM_AETH_NO_CREDITS;
+		t.msn = qp->wresp.msn;
+		chunk = min(mtu, len - i * mtu);
+		sim_wire_resp_send(qp, &t, &c, chunk);
+	}
+}
+
+static void sim_wire_resp_req(struct sim_engine *eng, struct sim_qp *qp,
+			      struct sim_resp_req *r, u32 len)
+{
+	memset(r, 0, sizeof(*r));
+	r->req_sim = qp->sim;
+	r->src_qpn = qp->remote_qpn;
+	r->len = len;
+	r->sig = &eng->sig_log;
+	r->sig->n = 0;
+	sim_sgl_reset(&eng->lsgl);
+	sim_sgl_add_kva(&eng->lsgl, qp->wresp.buf, len);
+}
+
+/* An RDMA READ request; @dup: a duplicate, the expected PSN stays. */
+static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
+			       const struct sim_rx_pkt *pkt, bool dup)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	u32 mtu = sim_wire_mtu(qp);
+	struct sim_resp_req r;
+	int res;
+
+	if (pkt->dmalen > SIM_WIRE_MAX_MSG || !wr->buf ||
+	    (!dup && wr->msg != SIM_MSG_NONE)) {
+		sim_wire_invalid(qp, pkt->psn);
+		return;
+	}
+	sim_wire_resp_req(eng, qp, &r, pkt->dmalen);
+	r.wqe_opcode = MLX5_OPCODE_RDMA_READ;
+	r.raddr = pkt->va;
+	r.rkey = pkt->rkey;
+	r.dst = &eng->lsgl;
+	res = sim_rq_execute_locked(eng, qp, &r);
+	if (res == SIM_RESP_NOT_READY)
+		return;
+	if (res != SIM_RESP_OK) {
+		sim_wire_nak(qp, pkt->psn, sim_wire_nak_code(r.syndrome));
+		return;
+	}
+	if (!dup) {
+		wr->epsn = (wr->epsn + (pkt->dmalen ?
+			    DIV_ROUND_UP(pkt->dmalen, mtu) : 1)) &
+			   SIM_PSN_MASK;
+		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
+	}
+	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen);
+}
+
+static u8 sim_wire_wqe_opcode(u8 op)
+{
+	switch (op) {
+	case SIM_OP_SEND_LAST_IMM:
+	case SIM_OP_SEND_ONLY_IMM:
+		return MLX5_OPCODE_SEND_IMM;
+	case SIM_OP_SEND_LAST_INV:
+	case SIM_OP_SEND_ONLY_INV:
+		return MLX5_OPCODE_SEND_INVAL;
+	case SIM_OP_WRITE_FIRST:
+	case SIM_OP_WRITE_MIDDLE:
+	case SIM_OP_WRITE_LAST:
+	case SIM_OP_WRITE_ONLY:
+		return MLX5_OPCODE_RDMA_WRITE;
+	case SIM_OP_WRITE_LAST_IMM:
+	case SIM_OP_WRITE_ONLY_IMM:
+		return MLX5_OPCODE_RDMA_WRITE_IMM;
+	default:
+		return MLX5_OPCODE_SEND;
+	}
+}
+
+/* The last packet of a SEND or WRITE is in: the message to rq.c. */
+static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
+				  const struct sim_rx_pkt *pkt, u8 msg)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_resp_req r;
+	int res;
+
+	if (msg == SIM_MSG_WRITE && wr->off != wr->dmalen) {
+		sim_wire_invalid(qp, pkt->psn);
+		return;
+	}
+	sim_wire_resp_req(eng, qp, &r, wr->off);
+	r.wqe_opcode = sim_wire_wqe_opcode(pkt->op);
+	r.imm = pkt->imm;
+	r.solicited = pkt->se;
+	r.src = &eng->lsgl;
+	r.raddr = wr->va;
+	r.rkey = wr->rkey;
+	wr->msg = SIM_MSG_NONE;
+	res = sim_rq_execute_locked(eng, qp, &r);
+	switch (res) {
+	case SIM_RESP_OK:
+		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
+		sim_wire_ack(qp, pkt->psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+		break;
+	case SIM_RESP_RNR:
+		/* the whole message again, after the timer */
+		wr->epsn = wr->first_psn;
+		atomic64_inc(&qp->sim->net.st.rnr_naks_sent);
+		sim_wire_ack(qp, wr->first_psn,
+			     SIM_AETH_RNR_NAK | (qp->min_rnr_nak & 0x1f));
+		break;
+	case SIM_RESP_ERR:
+		sim_wire_nak(qp, pkt->psn, sim_wire_nak_code(r.syndrome));
+		break;
+	default:
+		wr->epsn = wr->first_psn;
+		break;
+	}
+}
+
+/* A SEND or WRITE packet with the expected PSN. */
+static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
+			      const struct sim_rx_pkt *pkt, u8 msg)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	u32 mtu = sim_wire_mtu(qp);
+	bool last = pkt->hdrs & SIM_HDR_LAST;
+
+	if (pkt->hdrs & SIM_HDR_FIRST) {
+		if (wr->msg != SIM_MSG_NONE ||
+		    (msg == SIM_MSG_WRITE && pkt->dmalen > SIM_WIRE_MAX_MSG))
+			goto invalid;
+		wr->msg = msg;
+		wr->first_psn = pkt->psn;
+		wr->off = 0;
+		wr->va = pkt->va;
+		wr->rkey = pkt->rkey;
+		wr->dmalen = pkt->dmalen;
+	} else if (wr->msg != msg) {
+		goto invalid;
+	}
+	if (pkt->paylen > mtu || (!last && pkt->paylen != mtu) ||
+	    pkt->paylen > SIM_WIRE_MAX_MSG - wr->off ||
+	    (msg == SIM_MSG_WRITE && pkt->paylen > wr->dmalen - wr->off) ||
+	    !wr->buf)
+		goto invalid;
+	memcpy(wr->buf + wr->off, pkt->payload, pkt->paylen);
+	wr->off += pkt->paylen;
+	wr->epsn = (wr->epsn + 1) & SIM_PSN_MASK;
+	if (last)
+		sim_wire_resp_deliver(eng, qp, pkt, msg);
+	else if (pkt->ackreq)
+		sim_wire_ack(qp, pkt->psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+	return;
+
+invalid:
+	sim_wire_invalid(qp, pkt->psn);
+}
+
+static bool sim_wire_receiving(struct sim_qp *qp)
+{
+	u8 state = READ_ONCE(qp->state);
+
+	return state == MLX5_QP_STATE_RTR || state == MLX5_QP_STATE_RTS ||
+	       state == MLX5_QP_STATE_SQD || state == MLX5_QP_STATE_SQER;
+}
+
+/* An RC request for @qp. */
+void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
+		      const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	s32 d;
+
+	spin_lock(&qp->rq_lock);
+	if (!sim_wire_receiving(qp)) {
+		atomic64_inc(&st->rx_no_qp);
+		goto unlock;
+	}
+	d = sim_psn_diff(pkt->psn, wr->epsn);
+	if (d > 0) {
+		/* a packet lost before this one: say where to go back to */
+		if (!wr->nak_sent) {
+			wr->nak_sent = true;
+			sim_wire_nak(qp, wr->epsn, SIM_NAK_PSN_SEQ);
+		}
+		atomic64_inc(&st->rx_dropped);
+		goto unlock;
+	}
+	if (d < 0) {
+		atomic64_inc(&st->dup_reqs);
+		if (pkt->op == SIM_OP_READ_REQ)
+			sim_wire_resp_read(eng, qp, pkt, true);
+		else
+			sim_wire_ack(qp, wr->epsn - 1,
+				     SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+		goto unlock;
+	}
+	wr->nak_sent = false;
+	switch (pkt->op) {
+	case SIM_OP_SEND_FIRST:
+	case SIM_OP_SEND_MIDDLE:
+	case SIM_OP_SEND_LAST:
+	case SIM_OP_SEND_LAST_IMM:
+	case SIM_OP_SEND_ONLY:
+	case SIM_OP_SEND_ONLY_IMM:
+	case SIM_OP_SEND_LAST_INV:
+	case SIM_OP_SEND_ONLY_INV:
+		sim_wire_resp_msg(eng, qp, pkt, SIM_MSG_SEND);
+		break;
+	case SIM_OP_WRITE_FIRST:
+	case SIM_OP_WRITE_MIDDLE:
+	case SIM_OP_WRITE_LAST:
+	case SIM_OP_WRITE_LAST_IMM:
+	case SIM_OP_WRITE_ONLY:
+	case SIM_OP_WRITE_ONLY_IMM:
+		sim_wire_resp_msg(eng, qp, pkt, SIM_MSG_WRITE);
+		break;
+	case SIM_OP_READ_REQ:
+		sim_wire_resp_read(eng, qp, pkt, false);
+		break;
+	default:
+		sim_wire_invalid(qp, pkt->psn);
+		break;
+	}
+unlock:
+	spin_unlock(&qp->rq_lock);
+}
+
+/* A datagram for a UD QP or the GSI QP. */
+void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
+		    const struct sim_rx_pkt *pkt)
+{
+	struct sim_gid sgid = {
+		.valid = true,
+		.version = MLX5_ROCE_VERSION_2,
+		.l3_type = MLX5_ROCE_L3_TYPE_IPV4,
+	};
+	struct sim_resp_req r = {
+		.req_sim = qp->sim,
+		.wqe_opcode = pkt->op == SIM_OP_SEND_ONLY_IMM ?
+			      MLX5_OPCODE_SEND_IMM : MLX5_OPCODE_SEND,
+		.src_qpn = pkt->sqpn,
+		.imm = pkt->imm,
+		.solicited = pkt->se,
+		.qkey = pkt->qkey,
+		.sgid = &sgid,
+		.dgid = pkt->dgid,
+		.hop_limit = pkt->ttl,
+		.tclass = pkt->tos,
+		.len = pkt->paylen,
+		.src = &eng->lsgl,
+	};
+
+	memcpy(sgid.gid, pkt->sgid, sizeof(sgid.gid));
+	sim_sgl_reset(&eng->lsgl);
+	/* rq.c only reads from it */
+	sim_sgl_add_kva(&eng->lsgl, (void *)pkt->payload, pkt->paylen);
+	if (sim_rq_deliver_ud(eng, qp, &r) != SIM_RESP_OK)
+		atomic64_inc(&qp->sim->estats.ud_dropped);
+}
