@@ -8,7 +8,9 @@
 # loopback on one model device and between two. tests/userspace/cm_shutdown.c is the storage initiator's
 # shutdown over rdma_cm: 32 SENDs, the QP to ERR at once, rdma_disconnect;
 # the target must get all of them, 10 runs in loopback and 10 between the
-# two devices (3 and 3 on the debug kernel).
+# two devices (3 and 3 on the debug kernel). LAST_SEND_ROUNDS and CM_RUNS
+# override both counts (make stress: 200 runs of each); CM_READS puts that
+# many RDMA READs in flight ahead of the last SENDs (make stress: 16).
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 # shellcheck source=tests/integration/ulp.bash
@@ -18,6 +20,10 @@
 # paths, in the time make test has.
 rounds=200 runs=10
 [ "${MLX5SP_KERNEL:-}" = debug ] && rounds=20 runs=3
+# make stress (scripts/stress): 200 shutdowns in a row over rdma_cm
+rounds=${LAST_SEND_ROUNDS:-$rounds} runs=${CM_RUNS:-$runs}
+# and, with CM_READS (make stress: 16), that many READs in flight ahead
+reads=${CM_READS:-0}
 prog=$(test_prog last_send)
 cm=$(test_prog cm_shutdown -lrdmacm)
 # shellcheck disable=SC2119 # no module parameters
@@ -45,9 +51,9 @@ for ends in "10.77.0.1 10.77.0.1 loopback" "10.77.1.1 10.77.0.1 two-devices"; do
 	set -- $ends
 	t0=$(date +%s)
 	rc=0
-	timeout 300 "$cm" "$1" "$2" $runs 32 || rc=$?
+	timeout $((300 + 5 * runs)) "$cm" "$1" "$2" "$runs" 32 "$reads" || rc=$?
 	[ $rc = 0 ] || die "cm_shutdown $3: status $rc"
-	ok "cm_shutdown $3: $runs runs, the target got every message ($(($(date +%s) - t0)) s)"
+	ok "cm_shutdown $3: $runs runs in a row, $reads READs in flight, the target got every message ($(($(date +%s) - t0)) s)"
 done
 
 rdma link delete ls1 || die "rdma link delete ls1 failed"

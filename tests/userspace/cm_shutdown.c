@@ -7,17 +7,22 @@
  * executes each WQE whose doorbell rang before the command that took the
  * QP out of RTS.
  *
- * usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS]]
+ * usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS [READS]]]
  *
  * A child process is the target: it listens on SERVER_IP, accepts RUNS
  * connections one after the other, each with MSGS receives posted, and
  * counts what arrives until the disconnect. The parent is the initiator,
- * from CLIENT_IP. Ends with "N passed, N failed".
+ * from CLIENT_IP. With READS, the initiator first posts that many RDMA
+ * READs of the target's memory (4 KiB each, the target's address and
+ * rkey from its accept's private data) and the SENDs right behind them:
+ * every READ must complete successfully with the target's bytes too.
+ * Ends with "N passed, N failed".
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +36,10 @@
 #define MAX_MSGS	64
 #define MSG_LEN		64
 #define WAIT_MS		5000
+#define MAX_READS	32
+#define READ_LEN	4096
+#define RD_DEPTH	16	/* READs the initiator keeps in flight */
+#define WRID_READ	1000
 
 struct conn {
 	struct rdma_event_channel *ch;
@@ -38,8 +47,22 @@ struct conn {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
-	char buf[MAX_MSGS][MSG_LEN];
+	struct {
+		char buf[MAX_MSGS][MSG_LEN];
+		unsigned char rd[MAX_READS][READ_LEN];	/* READ source/sink */
+	} mem;
 };
+
+/* What the target's accept tells the initiator: where to READ from. */
+struct target_mem {
+	uint64_t addr;
+	uint32_t rkey;
+} __attribute__((packed));
+
+static unsigned char rd_byte(int i, int k)
+{
+	return (unsigned char)(i * 13 + k * 7 + 1);
+}
 
 static void die(const char *what, int err)
 {
@@ -77,8 +100,9 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
 	return ev;
 }
 
-static int expect_event(struct rdma_event_channel *ch,
-			enum rdma_cm_event_type type, struct rdma_cm_id **id)
+static int expect_event_pd(struct rdma_event_channel *ch,
+			   enum rdma_cm_event_type type, struct rdma_cm_id **id,
+			   void *pdata, size_t len)
 {
 	struct rdma_cm_event *ev = next_event(ch, WAIT_MS);
 	int ok;
@@ -94,11 +118,26 @@ static int expect_event(struct rdma_event_channel *ch,
 			ev->status);
 	if (ok && id)
 		*id = ev->id;
+	if (ok && pdata) {
+		ok = ev->param.conn.private_data &&
+		     ev->param.conn.private_data_len >= len;
+		if (ok)
+			memcpy(pdata, ev->param.conn.private_data, len);
+		else
+			fprintf(stderr, "%s without private data\n",
+				rdma_event_str(type));
+	}
 	rdma_ack_cm_event(ev);
 	return ok;
 }
 
-/* PD, CQ, MR and the QP of @c->id. */
+static int expect_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type type, struct rdma_cm_id **id)
+{
+	return expect_event_pd(ch, type, id, NULL, 0);
+}
+
+/* PD, CQ, MR and the QP of @c->id, @msgs WRs deep. */
 static void setup_qp(struct conn *c, int msgs)
 {
 	struct ibv_qp_init_attr qa = {
@@ -110,8 +149,9 @@ static void setup_qp(struct conn *c, int msgs)
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 2 * msgs, NULL, NULL, 0) :
 			NULL;
-	c->mr = c->cq ? ibv_reg_mr(c->pd, c->buf, sizeof(c->buf),
-				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	c->mr = c->cq ? ibv_reg_mr(c->pd, &c->mem, sizeof(c->mem),
+				   IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_READ) : NULL;
 	if (!c->mr)
 		die("PD/CQ/MR", errno);
 	qa.send_cq = c->cq;
@@ -132,9 +172,12 @@ static void teardown(struct conn *c)
 /* The target: one connection; 0 when every message came, the last too. */
 static int serve_one(struct rdma_event_channel *ch, int run, int msgs)
 {
-	struct conn c = { .ch = ch };
-	struct rdma_conn_param cp = { .responder_resources = 1,
-				      .initiator_depth = 1 };
+	static struct conn c;
+	struct target_mem tm;
+	struct rdma_conn_param cp = { .responder_resources = RD_DEPTH,
+				      .initiator_depth = RD_DEPTH,
+				      .private_data = &tm,
+				      .private_data_len = sizeof(tm) };
 	struct ibv_sge sge = { .length = MSG_LEN };
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	struct rdma_cm_event *ev;
@@ -142,12 +185,19 @@ static int serve_one(struct rdma_event_channel *ch, int run, int msgs)
 	double end;
 	struct ibv_wc wc;
 
+	memset(&c, 0, sizeof(c));
+	c.ch = ch;
 	if (!expect_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &c.id))
 		return 1;
 	setup_qp(&c, msgs);
+	for (i = 0; i < MAX_READS * READ_LEN; i++)
+		c.mem.rd[i / READ_LEN][i % READ_LEN] =
+			rd_byte(i / READ_LEN, i % READ_LEN + run);
+	tm.addr = (uintptr_t)c.mem.rd;
+	tm.rkey = c.mr->rkey;
 	sge.lkey = c.mr->lkey;
 	for (i = 0; i < msgs; i++) {
-		sge.addr = (uintptr_t)c.buf[i];
+		sge.addr = (uintptr_t)c.mem.buf[i];
 		wr.wr_id = i;
 		if (ibv_post_recv(c.id->qp, &wr, &bad))
 			die("ibv_post_recv", errno);
@@ -165,7 +215,7 @@ static int serve_one(struct rdma_event_channel *ch, int run, int msgs)
 				continue;
 			}
 			got++;
-			if (!strcmp(c.buf[wc.wr_id], "LAST"))
+			if (!strcmp(c.mem.buf[wc.wr_id], "LAST"))
 				last = 1;
 		}
 		if (disconnected)
@@ -209,13 +259,23 @@ static int target(const char *ip, int runs, int msgs, int ready)
 	return fails ? 1 : 0;
 }
 
-/* The initiator: connect, post @msgs SENDs, ERR at once, disconnect. */
-static int initiate(const char *sip, const char *cip, int msgs)
+/*
+ * The initiator: connect, post @reads READs and @msgs SENDs, ERR at once,
+ * disconnect. Returns the WRs that completed successfully (READs with the
+ * target's bytes).
+ */
+static int initiate(const char *sip, const char *cip, int run, int msgs,
+		    int reads)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct rdma_conn_param cp = { .responder_resources = 1,
-				      .initiator_depth = 1, .retry_count = 7,
-				      .rnr_retry_count = 7 };
+	struct rdma_conn_param cp = { .responder_resources = RD_DEPTH,
+				      .initiator_depth = RD_DEPTH,
+				      .retry_count = 7, .rnr_retry_count = 7 };
+	struct target_mem tm;
+	struct ibv_send_wr rwr = { .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+				   .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_sge rsge = { .length = READ_LEN };
+	int k;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct ibv_sge sge = { .length = MSG_LEN };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
@@ -240,15 +300,26 @@ static int initiate(const char *sip, const char *cip, int msgs)
 	    rdma_resolve_route(c->id, WAIT_MS) ||
 	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
 		die("resolve", errno ? errno : EHOSTUNREACH);
-	setup_qp(c, msgs);
+	setup_qp(c, msgs + reads);
 	if (rdma_connect(c->id, &cp) ||
-	    !expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL))
+	    !expect_event_pd(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL, &tm,
+			     sizeof(tm)))
 		die("rdma_connect", errno ? errno : ECONNREFUSED);
 	sge.lkey = c->mr->lkey;
+	rsge.lkey = c->mr->lkey;
+	rwr.sg_list = &rsge;
+	rwr.wr.rdma.rkey = tm.rkey;
+	for (i = 0; i < reads; i++) {
+		rsge.addr = (uintptr_t)c->mem.rd[i];
+		rwr.wr_id = WRID_READ + i;
+		rwr.wr.rdma.remote_addr = tm.addr + (uint64_t)i * READ_LEN;
+		if (ibv_post_send(c->id->qp, &rwr, &bad))
+			die("ibv_post_send READ", errno);
+	}
 	for (i = 0; i < msgs; i++) {
-		snprintf(c->buf[i], MSG_LEN, i + 1 < msgs ? "msg %d" : "LAST",
+		snprintf(c->mem.buf[i], MSG_LEN, i + 1 < msgs ? "msg %d" : "LAST",
 			 i);
-		sge.addr = (uintptr_t)c->buf[i];
+		sge.addr = (uintptr_t)c->mem.buf[i];
 		wr.wr_id = i;
 		if (ibv_post_send(c->id->qp, &wr, &bad))
 			die("ibv_post_send", errno);
@@ -258,11 +329,21 @@ static int initiate(const char *sip, const char *cip, int msgs)
 		die("ibv_modify_qp ERR", errno);
 	rdma_disconnect(c->id);
 	end = now_ms() + WAIT_MS;
-	while (done < msgs && now_ms() < end) {
+	while (done < msgs + reads && now_ms() < end) {
 		if (ibv_poll_cq(c->cq, 1, &wc) <= 0)
 			continue;
 		done++;
-		good += wc.status == IBV_WC_SUCCESS;
+		if (wc.status != IBV_WC_SUCCESS)
+			continue;
+		if (wc.wr_id < WRID_READ) {
+			good++;
+			continue;
+		}
+		i = wc.wr_id - WRID_READ;
+		for (k = 0; k < READ_LEN; k++)
+			if (c->mem.rd[i][k] != rd_byte(i, k + run))
+				break;
+		good += k == READ_LEN;
 	}
 	teardown(c);
 	rdma_destroy_event_channel(c->ch);
@@ -274,12 +355,14 @@ int main(int argc, char **argv)
 {
 	int runs = argc > 3 ? atoi(argv[3]) : 10;
 	int msgs = argc > 4 ? atoi(argv[4]) : 32;
+	int reads = argc > 5 ? atoi(argv[5]) : 0;
 	int fd[2], status, run, good, bad_runs = 0;
 	char r;
 	pid_t pid;
 
-	if (argc < 3 || runs <= 0 || msgs <= 0 || msgs > MAX_MSGS) {
-		fprintf(stderr, "usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS]]\n");
+	if (argc < 3 || runs <= 0 || msgs <= 0 || msgs > MAX_MSGS ||
+	    reads < 0 || reads > MAX_READS) {
+		fprintf(stderr, "usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS [READS]]]\n");
 		return 2;
 	}
 	if (pipe(fd))
@@ -295,14 +378,14 @@ int main(int argc, char **argv)
 	if (read(fd[0], &r, 1) != 1)
 		die("the target did not start", EIO);
 	for (run = 0; run < runs; run++) {
-		good = initiate(argv[1], argv[2], msgs);
-		printf("  initiator, run %d: %d of %d SENDs completed successfully\n",
-		       run, good, msgs);
+		good = initiate(argv[1], argv[2], run, msgs, reads);
+		printf("  initiator, run %d: %d of %d WRs (%d READs, %d SENDs) completed successfully\n",
+		       run, good, msgs + reads, reads, msgs);
 		fflush(stdout);
-		bad_runs += good != msgs;
+		bad_runs += good != msgs + reads;
 	}
-	check(!bad_runs, "initiator: every SEND before the QP to ERR and rdma_disconnect completed successfully, %d of %d runs (%d messages each)",
-	      runs - bad_runs, runs, msgs);
+	check(!bad_runs, "initiator: every READ and SEND before the QP to ERR and rdma_disconnect completed successfully, %d of %d runs (%d READs, %d messages each)",
+	      runs - bad_runs, runs, reads, msgs);
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid", errno);
 	check(WIFEXITED(status) && !WEXITSTATUS(status),
