@@ -646,6 +646,30 @@ static struct mlx5sp_qp *cqe_qp(struct mlx5sp_ib_dev *dev,
 }
 
 /*
+ * A CQE a ConnectX can write for @qp on @cq: a PRM opcode, the send CQ of
+ * the QP for a requester's, its receive CQ with a receive posted (or an
+ * SRQ) for a responder's. Under cq->lock; rq.head is the poster's.
+ */
+static bool cqe_fits(struct mlx5sp_cq *cq, struct mlx5sp_qp *qp, u8 opcode)
+{
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+	case MLX5_CQE_REQ_ERR:
+		return qp->ibqp.send_cq == &cq->ibcq;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+	case MLX5_CQE_RESP_ERR:
+		if (qp->ibqp.recv_cq != &cq->ibcq)
+			return false;
+		return qp->ibqp.srq || READ_ONCE(qp->rq.head) != qp->rq.tail;
+	default:
+		return false;
+	}
+}
+
+/*
  * The next CQE: 1 with @wc filled, 0 when it was consumed without a work
  * completion (a signature error, the flush of a WQE that is not its WR's
  * last), -EAGAIN when there is none. cq->lock held.
@@ -681,6 +705,12 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	if (!qp || qp->user) {
 		ibdev_err_rl(dev, "CQ 0x%x: CQE for unknown QP 0x%x dropped\n",
 			     cq->mcq.cqn, be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff);
+		return 0;
+	}
+	/* what the device says is checked against what this CQ serves */
+	if (!cqe_fits(cq, qp, opcode)) {
+		ibdev_err_rl(dev, "CQ 0x%x: CQE opcode 0x%x for QP 0x%x it does not serve dropped\n",
+			     cq->mcq.cqn, opcode, qp->ibqp.qp_num);
 		return 0;
 	}
 	mlx5sp_parse_cqe(cqe, wc);

@@ -6,6 +6,7 @@
  * what it was given, and teardown returns every one.
  */
 #include <linux/dma-mapping.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "mlx5sp.h"
@@ -157,6 +158,29 @@ static int give_in_chunks(struct mlx5sp_dev *dev, u32 npages)
 	return 0;
 }
 
+/*
+ * Firmware is not trusted with the host's memory: a request beyond what it
+ * may hold in all (a broken or hostile device asking 2^31 pages) is given
+ * only up to that, and said so. The bound: 1/8 of RAM, at least 128 MiB
+ * (a ConnectX's boot and init pages), at most 4 GiB.
+ */
+static u32 max_fw_pages(void)
+{
+	return clamp_t(unsigned long, totalram_pages() / 8, BIT(15), BIT(20));
+}
+
+static int give_capped(struct mlx5sp_dev *dev, u32 npages)
+{
+	u32 max = max_fw_pages(), held = min(dev->pages.npages, max);
+
+	if (npages > max - held) {
+		mlx5sp_err(dev, "firmware asks %u pages more than the %u it holds: %u given, at most %u in all\n",
+			   npages, dev->pages.npages, max - held, max);
+		npages = max - held;
+	}
+	return give_in_chunks(dev, npages);
+}
+
 static int take_in_chunks(struct mlx5sp_dev *dev, u32 npages)
 {
 	int n;
@@ -187,9 +211,9 @@ int mlx5sp_satisfy_pages(struct mlx5sp_dev *dev, u16 op_mod)
 	mlx5sp_dbg(dev, "firmware asks %d pages (op_mod %u)\n", npages, op_mod);
 	mutex_lock(&dev->pages.lock);
 	if (npages > 0)
-		err = give_in_chunks(dev, npages);
+		err = give_capped(dev, npages);
 	else if (npages < 0)
-		err = take_in_chunks(dev, -npages);
+		err = take_in_chunks(dev, -(s64)npages);
 	mutex_unlock(&dev->pages.lock);
 	return err;
 }
@@ -211,9 +235,9 @@ static void pages_req_work(struct work_struct *work)
 		return;
 	mutex_lock(&dev->pages.lock);
 	if (npages > 0)
-		err = give_in_chunks(dev, npages);
+		err = give_capped(dev, npages);
 	else
-		err = take_in_chunks(dev, -npages);
+		err = take_in_chunks(dev, -(s64)npages);
 	mutex_unlock(&dev->pages.lock);
 	if (err < 0)
 		mlx5sp_err(dev, "page request of %d pages failed: %d\n", npages, err);

@@ -91,6 +91,8 @@ bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 		goto unlock;
 	}
 	sim_cqe_encode(&tmp, ci, cq->pi, cq->log_size);
+	if (unlikely(atomic_read(&cq->sim->hostile_cqes)))
+		sim_hostile_cqe(cq->sim, &tmp);
 	cqe = sim_buf_at(&cq->buf, (u64)(cq->pi & (cq->nent - 1)) *
 			 SIM_CQE_SIZE);
 	memcpy(cqe, &tmp, offsetof(struct mlx5_cqe64, op_own));

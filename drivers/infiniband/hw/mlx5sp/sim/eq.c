@@ -392,6 +392,21 @@ bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn)
 	return found;
 }
 
+/* The EQ of the port's events (the async EQ); SIM_MAX_EQS if none. */
+u32 sim_eq_async_eqn(struct mlx5sp_sim *sim)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	for (i = 0; i < SIM_MAX_EQS; i++)
+		if (sim->eqs[i] &&
+		    sim_eq_has_event(sim->eqs[i], MLX5_EVENT_TYPE_PORT_CHANGE))
+			break;
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
+	return i;
+}
+
 /*
  * Deliver an event to EQ @eqn whatever its mask: completion events go to
  * the CQ's EQ. Returns true if an EQE was written.

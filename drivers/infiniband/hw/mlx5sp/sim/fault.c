@@ -5,6 +5,7 @@
  */
 
 #include <linux/module.h>
+#include <linux/random.h>
 
 #include "sim.h"
 
@@ -62,6 +63,54 @@ int mlx5sp_sim_page_storm(struct mlx5sp_sim *sim, u32 events, s32 pages)
 	return sim_pages_storm(sim, events, pages);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_page_storm);
+
+void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn)
+{
+	WRITE_ONCE(sim->hostile_qpn, qpn & 0xffffff);
+	atomic_set(&sim->hostile_cqes, count);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_hostile_cqes);
+
+/* Corrupts @cqe (encoded, owner bit set) as mlx5sp_sim_hostile_cqes says. */
+void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe)
+{
+	int left = atomic_dec_if_positive(&sim->hostile_cqes);
+	u32 qpn;
+
+	if (left < 0)
+		return;
+	switch (left % 4) {
+	case 0:
+	case 1:
+		qpn = left % 4 ? get_random_u32() & 0xffffff :
+				 READ_ONCE(sim->hostile_qpn);
+		cqe->sop_drop_qpn = cpu_to_be32((be32_to_cpu(cqe->sop_drop_qpn) &
+						 0xff000000) | qpn);
+		break;
+	case 2:
+		/* 0x6..0xb are no CQE opcode of the PRM */
+		cqe->op_own = (6 + get_random_u32_below(6)) << 4 |
+			      (cqe->op_own & 0xf);
+		break;
+	default:
+		cqe->wqe_counter = cpu_to_be16(get_random_u16());
+		break;
+	}
+	sim_err(sim, "hostile: CQE corrupted (%d more)\n", left);
+}
+
+/* A type no EQ asked for goes where the port's events go: the async EQ. */
+bool mlx5sp_sim_post_eqe(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
+			 const void *data, size_t len)
+{
+	union ev_data d = {};
+
+	memcpy(&d, data, min(len, sizeof(d)));
+	if (sim_eq_subscribed(sim, type))
+		return sim_eq_post(sim, type, sub_type, &d);
+	return sim_eq_post_to(sim, sim_eq_async_eqn(sim), type, &d);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_post_eqe);
 
 static void sim_engine_stats(struct mlx5sp_sim *sim,
 			     struct mlx5sp_sim_stats *st)

@@ -115,6 +115,17 @@ void mlx5sp_sim_get_stats(struct mlx5sp_sim *sim,
 			  struct mlx5sp_sim_stats *st);
 
 /*
+ * Hostile firmware (the card side of the boundary gone bad), for tests of
+ * what the driver does with it. The next @count CQEs the device writes are
+ * corrupted in turn: their QPN replaced by @qpn, by a random QPN, their
+ * opcode by a reserved one, their WQE counter by a random one.
+ */
+void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn);
+/* An EQE of any type and contents, to the EQ subscribed to @type. */
+bool mlx5sp_sim_post_eqe(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
+			 const void *data, size_t len);
+
+/*
  * Create a device on @netdev (may be NULL: no RoCE port netdev) and
  * attach it, as `rdma link add` does through the factory. Returns
  * ERR_PTR; mlx5sp_sim_destroy() detaches and frees it.

@@ -580,6 +580,8 @@ struct mlx5sp_sim {
 
 	atomic_t fatal;			/* health syndrome set */
 	atomic_t health_stopped;	/* counter frozen by a test */
+	atomic_t hostile_cqes;		/* CQEs still to corrupt (fault.c) */
+	u32 hostile_qpn;		/* the QPN they may name instead */
 	struct workqueue_struct *wq;
 	struct work_struct cmd_work;
 	struct delayed_work health_work;
@@ -793,6 +795,7 @@ bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 		 const union ev_data *data);
 bool sim_eq_subscribed(struct mlx5sp_sim *sim, u8 type);
 bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn);
+u32 sim_eq_async_eqn(struct mlx5sp_sim *sim);
 bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
 		    const union ev_data *data);
 void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn);
@@ -878,6 +881,7 @@ struct sim_cqe_info {
 };
 
 bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci);
+void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe);
 void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
 		    u32 index, u8 log_size);
 void sim_cq_arm(struct sim_cq *cq, u32 arm);

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Hostile firmware: the driver never trusts what it reads from the device.
+ * A model device lies on purpose (fault.c): page requests of absurd counts,
+ * EQEs of every type (and of none) naming objects that do not exist or are
+ * another's, CQEs naming a QP the CQ does not serve, unknown QPs, reserved
+ * opcodes and random WQE counters. The driver logs and drops; no memory
+ * error (KASAN), the host's memory stays bounded, no completion names a QP
+ * the CQ does not serve, and the device passes data afterwards.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/mlx5/device.h>
+#include <linux/random.h>
+#include <rdma/ib_verbs.h>
+
+#include "ib.h"
+#include "kunit_ulp.h"
+#include "sim/mlx5sp_sim.h"
+
+#define HOSTILE_EQES	400
+#define HOSTILE_CQES	8
+
+static u64 pages_held(struct ulp *u)
+{
+	struct mlx5sp_sim_stats st;
+
+	mlx5sp_sim_get_stats(u->sim, &st);
+	return st.pages_held;
+}
+
+/*
+ * The device's page count once the driver has answered every request:
+ * its page work flushed until the count stays put.
+ */
+static u64 pages_settled(struct ulp *u)
+{
+	struct mlx5sp_dev *mdev = to_ibdev(u->ibdev)->mdev;
+	u64 last = pages_held(u), now;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		msleep(200);
+		flush_workqueue(mdev->pages.wq);
+		now = pages_held(u);
+		if (now == last)
+			break;
+		last = now;
+	}
+	return now;
+}
+
+/* A SEND from QP 0 to QP 1 arrives and both complete: the device works. */
+static void hostile_still_works(struct kunit *test, struct ulp *u)
+{
+	struct ib_sge rsge = { .addr = u->dma[1], .length = 64,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_sge ssge = { .addr = u->dma[0], .length = 64,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 77, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 78, .sg_list = &ssge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc[2];
+	int got;
+
+	memset(u->buf[0], 0xa5, 64);
+	memset(u->buf[1], 0, 64);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &swr, NULL), 0);
+	got = poll_n(u, wc, 2);
+	KUNIT_ASSERT_EQ(test, got, 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(u->buf[0], u->buf[1], 64), 0);
+}
+
+/*
+ * PAGE_REQUEST EQEs asking for 2^31 - 1 pages, then for all of them back
+ * (and S32_MIN, whose negation overflows): the driver gives only up to
+ * its bound, takes back what firmware returns, and works after.
+ */
+static void hostile_page_requests(struct kunit *test)
+{
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct mlx5_eqe_page_req req = {};
+	u64 before, high, after;
+
+	before = pages_settled(u);
+	req.num_pages = cpu_to_be32(S32_MAX);
+	KUNIT_ASSERT_TRUE(test, mlx5sp_sim_post_eqe(u->sim,
+			  MLX5_EVENT_TYPE_PAGE_REQUEST, 0, &req, sizeof(req)));
+	high = pages_settled(u);
+	kunit_info(test, "pages: %llu before, %llu after asking 2^31 - 1\n",
+		   before, high);
+	KUNIT_EXPECT_GT(test, high, before);
+	/* the driver's bound: 1/8 of RAM, within 128 MiB and 4 GiB */
+	KUNIT_EXPECT_LE(test, high - before,
+			(u64)clamp_t(unsigned long, totalram_pages() / 8,
+				     BIT(15), BIT(20)));
+
+	req.num_pages = cpu_to_be32(-S32_MAX);
+	KUNIT_ASSERT_TRUE(test, mlx5sp_sim_post_eqe(u->sim,
+			  MLX5_EVENT_TYPE_PAGE_REQUEST, 0, &req, sizeof(req)));
+	after = pages_settled(u);
+	req.num_pages = cpu_to_be32(S32_MIN);
+	KUNIT_ASSERT_TRUE(test, mlx5sp_sim_post_eqe(u->sim,
+			  MLX5_EVENT_TYPE_PAGE_REQUEST, 0, &req, sizeof(req)));
+	after = pages_settled(u);
+	kunit_info(test, "pages: %llu after asking them all back\n", after);
+	KUNIT_EXPECT_LE(test, after, before);
+	hostile_still_works(test, u);
+}
+
+static const u8 hostile_types[] = {
+	MLX5_EVENT_TYPE_COMP, MLX5_EVENT_TYPE_PATH_MIG,
+	MLX5_EVENT_TYPE_COMM_EST, MLX5_EVENT_TYPE_SQ_DRAINED,
+	MLX5_EVENT_TYPE_SRQ_LAST_WQE, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT,
+	MLX5_EVENT_TYPE_CQ_ERROR, MLX5_EVENT_TYPE_WQ_CATAS_ERROR,
+	MLX5_EVENT_TYPE_PATH_MIG_FAILED, MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR,
+	MLX5_EVENT_TYPE_WQ_ACCESS_ERROR, MLX5_EVENT_TYPE_SRQ_CATAS_ERROR,
+	MLX5_EVENT_TYPE_INTERNAL_ERROR, MLX5_EVENT_TYPE_PORT_CHANGE,
+	MLX5_EVENT_TYPE_GPIO_EVENT, MLX5_EVENT_TYPE_STALL_EVENT,
+	MLX5_EVENT_TYPE_DCT_DRAINED, MLX5_EVENT_TYPE_XRQ_ERROR,
+	MLX5_EVENT_TYPE_OBJECT_CHANGE, 0x05, 0x1f, 0x2f, 0x7f, 0xff,
+};
+
+/*
+ * EQEs of every type the driver knows and some it does not, random
+ * contents, a quarter of them naming the test's own CQ or QPs: logged,
+ * dropped or delivered as events, never a memory error.
+ */
+static void hostile_eqes(struct kunit *test)
+{
+	struct ulp *u = ulp_setup_flags(test, 0);
+	union ev_data d;
+	u32 own[3];
+	int i, posted = 0;
+	u8 type;
+
+	own[0] = u->qp[0]->qp_num;
+	own[1] = u->qp[1]->qp_num;
+	own[2] = to_cq(u->cq)->mcq.cqn;
+	for (i = 0; i < HOSTILE_EQES; i++) {
+		get_random_bytes(&d, sizeof(d));
+		type = hostile_types[get_random_u32_below(ARRAY_SIZE(hostile_types))];
+		if (!(i % 4)) {
+			/* the CQN and QPN fields of the layouts: our own */
+			d.comp.cqn = cpu_to_be32(own[i % 3]);
+			d.qp_srq.qp_srq_n = cpu_to_be32(own[i % 3]);
+		}
+		posted += mlx5sp_sim_post_eqe(u->sim, type,
+					      get_random_u32_below(8), &d,
+					      sizeof(d));
+		if (!(i % 32))
+			usleep_range(1000, 2000);
+	}
+	/* the port is up, whatever the EQEs said */
+	memset(&d, 0, sizeof(d));
+	d.port.port = 1 << 4;
+	mlx5sp_sim_post_eqe(u->sim, MLX5_EVENT_TYPE_PORT_CHANGE,
+			    MLX5_PORT_CHANGE_SUBTYPE_ACTIVE, &d, sizeof(d));
+	kunit_info(test, "%d hostile EQEs written of %d\n", posted, HOSTILE_EQES);
+	KUNIT_EXPECT_GT(test, posted, HOSTILE_EQES / 2);
+	msleep(200);
+	hostile_still_works(test, u);
+}
+
+/* The work requests and completions of hostile_cqes (off the stack). */
+struct hostile_scratch {
+	struct ib_send_wr swr[HOSTILE_CQES];
+	struct ib_sge sge[HOSTILE_CQES];
+	struct ib_wc wc[2 * HOSTILE_CQES];
+};
+
+/*
+ * CQEs corrupted in turn (a QP on another CQ, a random QPN, a reserved
+ * opcode, a random WQE counter): no completion names a QP the CQ does not
+ * serve; a fresh pair works after.
+ */
+static void hostile_cqes(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct hostile_scratch *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct ib_send_wr *swr;
+	struct ib_sge *sge;
+	struct ib_wc *wc;
+	struct ib_recv_wr rwr;
+	struct ib_qp *other;
+	struct ib_cq *cq2;
+	int i, got;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	swr = s->swr;
+	sge = s->sge;
+	wc = s->wc;
+	cq2 = ib_create_cq(u->ibdev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq2));
+	qa.send_cq = cq2;
+	qa.recv_cq = cq2;
+	other = ib_create_qp(u->pd, &qa);
+	if (IS_ERR(other)) {
+		ib_destroy_cq(cq2);
+		KUNIT_FAIL(test, "third QP: %ld", PTR_ERR(other));
+		return;
+	}
+
+	mlx5sp_sim_hostile_cqes(u->sim, HOSTILE_CQES, other->qp_num);
+	for (i = 0; i < HOSTILE_CQES; i++) {
+		sge[i] = (struct ib_sge){ .addr = u->dma[1] + 64 * i,
+					  .length = 64,
+					  .lkey = u->pd->local_dma_lkey };
+		rwr = (struct ib_recv_wr){ .wr_id = 100 + i, .sg_list = &sge[i],
+					   .num_sge = 1 };
+		KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL), 0);
+	}
+	for (i = 0; i < HOSTILE_CQES; i++) {
+		sge[i] = (struct ib_sge){ .addr = u->dma[0] + 64 * i,
+					  .length = 64,
+					  .lkey = u->pd->local_dma_lkey };
+		swr[i] = (struct ib_send_wr){ .wr_id = 200 + i,
+					      .sg_list = &sge[i], .num_sge = 1,
+					      .opcode = IB_WR_SEND,
+					      .send_flags = IB_SEND_SIGNALED,
+					      .next = i + 1 < HOSTILE_CQES ?
+						      &swr[i + 1] : NULL };
+	}
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], swr, NULL), 0);
+	got = poll_n(u, wc, 2 * HOSTILE_CQES);
+	kunit_info(test, "%d completions of %d WRs with %d CQEs corrupted\n",
+		   got, 2 * HOSTILE_CQES, HOSTILE_CQES);
+	KUNIT_EXPECT_LT(test, got, 2 * HOSTILE_CQES);
+	for (i = 0; i < got; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, wc[i].qp == u->qp[0] ||
+				      wc[i].qp == u->qp[1],
+				      "completion %d names QP 0x%x", i,
+				      wc[i].qp ? wc[i].qp->qp_num : 0);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq2, 2 * HOSTILE_CQES, wc), 0);
+
+	/* the pair's queues are in an unknown state now: a fresh one */
+	for (i = 0; i < 2; i++) {
+		ib_destroy_qp(u->qp[i]);
+		u->qp[i] = NULL;
+	}
+	while (ib_poll_cq(u->cq, 2 * HOSTILE_CQES, wc) > 0)
+		;
+	qa.send_cq = NULL;
+	qa.recv_cq = NULL;
+	ulp_pair(test, u, &qa);
+	hostile_still_works(test, u);
+	ib_destroy_qp(other);
+	ib_destroy_cq(cq2);
+}
+
+static struct kunit_case hostile_cases[] = {
+	KUNIT_CASE_SLOW(hostile_page_requests),
+	KUNIT_CASE(hostile_eqes),
+	KUNIT_CASE(hostile_cqes),
+	{}
+};
+
+static struct kunit_suite hostile_suite = {
+	.name = "mlx5sp_hostile",
+	.test_cases = hostile_cases,
+};
+
+kunit_test_suites(&hostile_suite);
