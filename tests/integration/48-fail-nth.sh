@@ -67,6 +67,9 @@ rdma link delete fn0 || die "rdma link delete failed"
 ip link del fndummy0
 unload
 log_since fail-nth | grep -E "leaked|leak" && die "the model reports a leak"
+# every command a failure is logged for has its name (SRQ, UCTX and UMEM
+# ones were UNKNOWN_OPCODE)
+log_since fail-nth | grep UNKNOWN_OPCODE && die "a command without a name in the log"
 
 # kmemleak reports objects older than 5 s unreferenced in two scans
 km=$dbg/kmemleak
