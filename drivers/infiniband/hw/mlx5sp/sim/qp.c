@@ -325,6 +325,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
 		qp->last_wqe_sent = false;
+		qp->comm_est = false;
 		qp->wait = SIM_SQ_RUN;
 		qp->rd_atomic_inflight = 0;
 		qp->peer_sim = NULL;

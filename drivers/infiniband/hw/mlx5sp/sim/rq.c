@@ -401,6 +401,14 @@ int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 
 	if (!sim_rq_receiving(qp))
 		return SIM_RESP_NOT_READY;
+	/*
+	 * A request on a QP still in RTR: communication established (the
+	 * passive side's CM may not have its RTU yet; ULPs then rdma_notify).
+	 */
+	if (READ_ONCE(qp->state) == MLX5_QP_STATE_RTR && !qp->comm_est) {
+		qp->comm_est = true;
+		sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_COMM_EST, qp->qpn);
+	}
 	switch (r->wqe_opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:

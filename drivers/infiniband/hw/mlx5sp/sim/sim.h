@@ -409,6 +409,7 @@ struct sim_qp {
 	spinlock_t rq_lock;		/* protects the responder below */
 	u16 rq_ci;			/* next receive WQE */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised in ERR */
+	bool comm_est;			/* COMM_EST raised since RESET (rq_lock) */
 	/* RoCEv2: the responder's PSNs and reassembly, under rq_lock */
 	struct sim_wire_resp wresp;
 };
