@@ -17,7 +17,8 @@ ipa=10.77.0.1
 ipb=10.77.0.2
 work=$(mktemp -d /tmp/wire.XXXXXX)
 cap=$work/veth.pcap
-iters=200
+# make test: 50 iterations of each; WIRE_ITERS=200 (or more) for a longer run
+iters=${WIRE_ITERS:-50}
 
 # gid_index DEV IP: the RoCE v2 GID of IP in DEV's table
 gid_index() {

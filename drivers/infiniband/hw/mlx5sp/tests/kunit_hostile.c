@@ -262,7 +262,7 @@ static void hostile_cqes(struct kunit *test)
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
-	KUNIT_CASE(hostile_cqes),
+	KUNIT_CASE_SLOW(hostile_cqes),
 	{}
 };
 
