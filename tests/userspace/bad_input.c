@@ -36,6 +36,7 @@
 #include <rdma/mlx5-abi.h>
 
 #include "check.h"
+#include "roce.h"
 
 #define BUF_SIZE	65536
 #define SMALL_MR	4096
@@ -77,8 +78,6 @@ static double now_ms(void)
 static void open_dev(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry e;
 	int i;
 
 	if (!list)
@@ -89,19 +88,10 @@ static void open_dev(const char *name)
 	ibv_free_device_list(list);
 	if (!t.ctx)
 		fatal(name);
-	if (ibv_query_device(t.ctx, &t.attr) || ibv_query_port(t.ctx, 1, &pa))
+	if (ibv_query_device(t.ctx, &t.attr))
 		fatal("query");
-	t.mtu = pa.active_mtu;
-	t.gid_index = -1;
-	for (i = 0; i < 16; i++) {
-		if (ibv_query_gid_ex(t.ctx, 1, i, &e, 0))
-			continue;
-		if (t.gid_index < 0 || e.gid_type == IBV_GID_TYPE_ROCE_V2)
-			t.gid_index = i;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2)
-			break;
-	}
-	if (t.gid_index < 0 || ibv_query_gid(t.ctx, 1, t.gid_index, &t.gid))
+	t.gid_index = roce_port_gid(t.ctx, &t.gid, &t.mtu);
+	if (t.gid_index < 0)
 		fatal("no GID");
 	t.pd = ibv_alloc_pd(t.ctx);
 	t.pd2 = ibv_alloc_pd(t.ctx);

@@ -41,6 +41,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "check.h"
+#include "roce.h"
 #include "prm.h"
 #include "devx_qp.h"
 
@@ -71,23 +72,8 @@ struct side {
 
 static void find_gid(struct side *s)
 {
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry e;
-	int i;
-
-	if (ibv_query_port(s->ctx, 1, &pa))
-		fatal("ibv_query_port");
-	s->mtu = pa.active_mtu;
-	s->gid_index = -1;
-	for (i = 0; i < 16; i++) {
-		if (ibv_query_gid_ex(s->ctx, 1, i, &e, 0))
-			continue;
-		if (s->gid_index < 0 || e.gid_type == IBV_GID_TYPE_ROCE_V2)
-			s->gid_index = i;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2)
-			break;
-	}
-	if (s->gid_index < 0 || ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid))
+	s->gid_index = roce_port_gid(s->ctx, &s->gid, &s->mtu);
+	if (s->gid_index < 0)
 		fatal("no GID");
 }
 

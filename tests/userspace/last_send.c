@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "roce.h"
 
 #define MAX_MSG		24
 #define MSG_LEN		64
@@ -72,8 +73,6 @@ static double now_ms(void)
 static void open_end(struct end *e, const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry ge;
 	int i;
 
 	if (!list)
@@ -84,20 +83,8 @@ static void open_end(struct end *e, const char *name)
 	ibv_free_device_list(list);
 	if (!e->ctx)
 		fatal(name, errno ? errno : ENODEV);
-	if (ibv_query_port(e->ctx, 1, &pa))
-		fatal("ibv_query_port", errno);
-	e->mtu = pa.active_mtu;
-	e->gid_index = -1;
-	for (i = 0; i < 16; i++) {
-		if (ibv_query_gid_ex(e->ctx, 1, i, &ge, 0))
-			continue;
-		if (e->gid_index < 0 || ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			e->gid_index = i;
-		if (ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			break;
-	}
-	if (e->gid_index < 0 ||
-	    ibv_query_gid(e->ctx, 1, e->gid_index, &e->gid))
+	e->gid_index = roce_port_gid(e->ctx, &e->gid, &e->mtu);
+	if (e->gid_index < 0)
 		fatal("no GID", ENOENT);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 4 * MAX_MSG, NULL, NULL, 0);

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "roce.h"
 
 #define MAX_PROCS	64
 #define MAX_PAIRS	16
@@ -179,25 +180,9 @@ static struct ibv_context *open_dev(const char *name)
 
 static void open_side(struct side *e, const char *name, int cqe)
 {
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry ge;
-	int i;
-
 	e->ctx = open_dev(name);
-	if (ibv_query_port(e->ctx, 1, &pa))
-		fail("ibv_query_port: %s", strerror(errno));
-	e->mtu = pa.active_mtu;
-	e->gid_index = -1;
-	for (i = 0; i < 16; i++) {
-		if (ibv_query_gid_ex(e->ctx, 1, i, &ge, 0))
-			continue;
-		if (e->gid_index < 0 || ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			e->gid_index = i;
-		if (ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			break;
-	}
-	if (e->gid_index < 0 ||
-	    ibv_query_gid(e->ctx, 1, e->gid_index, &e->gid))
+	e->gid_index = roce_port_gid(e->ctx, &e->gid, &e->mtu);
+	if (e->gid_index < 0)
 		fail("%s: no GID", name);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, cqe, NULL, NULL, 0);

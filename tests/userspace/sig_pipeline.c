@@ -52,6 +52,7 @@
 #include <infiniband/verbs.h>
 
 #include "check.h"
+#include "roce.h"
 
 #define BUF_SIZE	(1 << 20)
 #define RESP_LEN	32
@@ -219,8 +220,6 @@ static void open_end(struct end *e, const char *name, int devx)
 {
 	struct mlx5dv_context_attr dv = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
 	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry ge;
 	int i;
 
 	if (!list)
@@ -233,20 +232,8 @@ static void open_end(struct end *e, const char *name, int devx)
 	ibv_free_device_list(list);
 	if (!e->ctx)
 		fatal(name, errno ? errno : ENODEV);
-	if (ibv_query_port(e->ctx, 1, &pa))
-		fatal("ibv_query_port", errno);
-	e->mtu = pa.active_mtu;
-	e->gid_index = -1;
-	for (i = 0; i < 16; i++) {
-		if (ibv_query_gid_ex(e->ctx, 1, i, &ge, 0))
-			continue;
-		if (e->gid_index < 0 || ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			e->gid_index = i;
-		if (ge.gid_type == IBV_GID_TYPE_ROCE_V2)
-			break;
-	}
-	if (e->gid_index < 0 ||
-	    ibv_query_gid(e->ctx, 1, e->gid_index, &e->gid))
+	e->gid_index = roce_port_gid(e->ctx, &e->gid, &e->mtu);
+	if (e->gid_index < 0)
 		fatal("no GID", ENOENT);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 512, NULL, NULL, 0);
