@@ -387,6 +387,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 	err = sim_netdev_watch(sim);
 	if (err)
 		goto err_put_netdev;
+	sim_net_init(sim);
 	err = sim_engine_start(sim);
 	if (err)
 		goto err_unwatch;

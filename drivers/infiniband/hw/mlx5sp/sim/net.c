@@ -526,13 +526,18 @@ bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
 	return n;
 }
 
+/* The receive queue, before the engine that drains it starts. */
+void sim_net_init(struct mlx5sp_sim *sim)
+{
+	skb_queue_head_init(&sim->net.rxq);
+}
+
 /* Put the receive hook on the bound netdev. Sleeps (RTNL). */
 int sim_net_start(struct mlx5sp_sim *sim)
 {
 	struct net_device *nd = sim->mdev.netdev;
 	int err;
 
-	skb_queue_head_init(&sim->net.rxq);
 	if (!nd)
 		return 0;
 	rtnl_lock();

@@ -1056,6 +1056,7 @@ struct sim_tx_pkt {
 };
 
 struct seq_file;
+void sim_net_init(struct mlx5sp_sim *sim);
 int sim_net_start(struct mlx5sp_sim *sim);
 void sim_net_stop(struct mlx5sp_sim *sim);
 bool sim_net_up(struct mlx5sp_sim *sim);
