@@ -38,12 +38,17 @@ gid_index() {
 	die "$1: no RoCE v2 GID for $2"
 }
 
+# on any exit: the devices, the namespace and the modules gone, so that
+# the tests after this one start from nothing
 cleanup() {
 	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
 	rdma link delete rxe0 2>/dev/null || true
 	ip netns exec $ns rdma link delete sp0 2>/dev/null || true
 	ip netns del $ns 2>/dev/null || true
 	ip link del vethB 2>/dev/null || true
+	if [ -n "${loaded:-}" ]; then
+		unload || echo "FAIL: the modules did not unload"
+	fi
 }
 trap cleanup EXIT
 
@@ -53,6 +58,7 @@ if ! modprobe veth 2>/dev/null; then
 	exit 77
 fi
 load
+loaded=1
 modprobe rdma_rxe
 mark wire-rxe
 ip netns add $ns
@@ -178,4 +184,7 @@ sys.exit(1 if bad or not byside[True] or not byside[False] else 0)
 PY
 ok "ICRC valid on every RoCEv2 packet of the capture"
 
+trap - EXIT
+cleanup
+! lsmod | grep -q '^mlx5sp ' || die "mlx5sp still loaded after the test"
 echo "wire-rxe: $checks checks passed"
