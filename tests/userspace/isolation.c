@@ -622,6 +622,24 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	/*
+	 * The other process is forked before the owner maps anything of the
+	 * device: fork() copying a verbs mmap takes ib_core's
+	 * disassociation_lock under mmap_lock, the reverse of device removal,
+	 * and a debug kernel that saw a removal earlier in its boot reports
+	 * that ib_core order (Documentation/mlx5sp.rst, isolation).
+	 */
+	if (pipe(fds))
+		fatal("pipe");
+	pid = fork();
+	if (pid < 0)
+		fatal("fork");
+	if (!pid) {
+		close(fds[1]);
+		_exit(other_process(argv[1], fds[0]));
+	}
+	close(fds[0]);
+
 	side_open(&s, argv[1]);
 	memset(s.buf, PATTERN, BUF_SIZE);
 	ma.pd = s.pd;
@@ -660,16 +678,6 @@ int main(int argc, char **argv)
 	       o.qp_handle, o.cq_handle, o.lkey, o.rkey, o.sig_lkey, o.dqpn,
 	       o.dcqn, o.dpdn);
 
-	if (pipe(fds))
-		fatal("pipe");
-	pid = fork();
-	if (pid < 0)
-		fatal("fork");
-	if (!pid) {
-		close(fds[1]);
-		_exit(other_process(argv[1], fds[0]));
-	}
-	close(fds[0]);
 	if (write(fds[1], &o, sizeof(o)) != sizeof(o))
 		fatal("write owner numbers");
 	if (waitpid(pid, &status, 0) != pid)
