@@ -74,6 +74,7 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
 	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
+	$(TOP)/.build/tests/limits \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -94,6 +95,11 @@ $(TOP)/.build/tests/last_send: $(TOP)/tests/userspace/last_send.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 $(TOP)/.build/tests/load: $(TOP)/tests/userspace/load.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+$(TOP)/.build/tests/limits: $(TOP)/tests/userspace/limits.c \
 		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs

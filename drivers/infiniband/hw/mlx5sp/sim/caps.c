@@ -88,12 +88,16 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	 */
 	MLX5_SET(cmd_hca_cap, c, log_max_srq_sz, 13);
 	MLX5_SET(cmd_hca_cap, c, log_max_qp_sz, 15);
-	MLX5_SET(cmd_hca_cap, c, log_max_qp, 18);
-	MLX5_SET(cmd_hca_cap, c, log_max_srq, 23);
+	MLX5_SET(cmd_hca_cap, c, log_max_qp,
+		 sim_lim_log(&sim->params, SIM_LIM_QP));
+	MLX5_SET(cmd_hca_cap, c, log_max_srq,
+		 sim_lim_log(&sim->params, SIM_LIM_SRQ));
 	MLX5_SET(cmd_hca_cap, c, log_max_cq_sz, 22);
-	MLX5_SET(cmd_hca_cap, c, log_max_cq, 24);
+	MLX5_SET(cmd_hca_cap, c, log_max_cq,
+		 sim_lim_log(&sim->params, SIM_LIM_CQ));
 	MLX5_SET(cmd_hca_cap, c, log_max_eq_sz, SIM_LOG_MAX_EQ_SZ);
-	MLX5_SET(cmd_hca_cap, c, log_max_mkey, 24);
+	MLX5_SET(cmd_hca_cap, c, log_max_mkey,
+		 sim_lim_log(&sim->params, SIM_LIM_MKEY));
 	MLX5_SET(cmd_hca_cap, c, log_max_eq, SIM_LOG_MAX_EQ);
 	MLX5_SET(cmd_hca_cap, c, max_num_eqs, SIM_MAX_EQS);
 	MLX5_SET(cmd_hca_cap, c, max_indirection, 4);
@@ -157,7 +161,8 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	 * internal resources), no uid-0 umems, no general object types.
 	 */
 	MLX5_SET(cmd_hca_cap, c, log_max_uctx, SIM_LOG_MAX_UCTX);
-	MLX5_SET(cmd_hca_cap, c, log_max_pd, SIM_LOG_MAX_PD);
+	MLX5_SET(cmd_hca_cap, c, log_max_pd,
+		 sim_lim_log(&sim->params, SIM_LIM_PD));
 	MLX5_SET(cmd_hca_cap, c, log_max_xrcd, 24);
 	MLX5_SET(cmd_hca_cap, c, log_max_rq, 23);
 	MLX5_SET(cmd_hca_cap, c, log_max_sq, 23);

@@ -69,6 +69,9 @@ int sim_cmd_create_cq(struct sim_cmd *c)
 	u32 cqn;
 	int err;
 
+	err = sim_lim_check(c, SIM_LIM_CQ);
+	if (err)
+		return err;
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -97,6 +100,7 @@ int sim_cmd_create_cq(struct sim_cmd *c)
 		goto err_free_cq;
 	}
 	cq->cqn = cqn;
+	sim_lim_add(sim, SIM_LIM_CQ);
 	MLX5_SET(create_cq_out, c->out, cqn, cqn);
 	sim_engine_kick(sim);
 	return 0;
@@ -138,6 +142,7 @@ int sim_cmd_destroy_cq(struct sim_cmd *c)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_CQ_IN_USE);
 	xa_erase(&sim->cqs, cqn);
+	sim_lim_sub(sim, SIM_LIM_CQ);
 	sim_pollset_del(&sim->poll_cqs, cq);
 	/* no CQE may be in flight into a buffer the driver frees next */
 	synchronize_rcu();

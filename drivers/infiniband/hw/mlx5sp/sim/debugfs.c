@@ -2,7 +2,9 @@
 /*
  * debugfs of the software ConnectX, /sys/kernel/debug/mlx5sp_sim/:
  *   add   "NAME [boot_pages=N] [init_pages=N] [log_cmdq_size=N]
- *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]"
+ *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]
+ *          [log_max_qp=N] [log_max_cq=N] [log_max_mkey=N] [log_max_pd=N]
+ *          [log_max_srq=N]"
  *         creates a device and attaches the driver to it;
  *   del   "NAME" destroys it;
  *   fail_nth_next  "N": the next device created (by "add" or "rdma link
@@ -300,6 +302,22 @@ static int sim_objects_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(sim_objects);
 
+/* Counts against the device's limits (limits.c): KIND held N refused N */
+static int sim_limits_show(struct seq_file *m, void *v)
+{
+	struct mlx5sp_sim *sim = m->private;
+	int k;
+
+	mutex_lock(&sim->fw_lock);
+	for (k = 0; k < SIM_NR_LIMS; k++)
+		seq_printf(m, "%s held %u refused %llu\n", sim_lim_name(k),
+			   sim->lim.held[k], sim->lim.refused[k]);
+	mutex_unlock(&sim->fw_lock);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(sim_limits);
+
 static int sim_fail_nth_next_get(void *data, u64 *val)
 {
 	*val = atomic_read(&sim_fail_nth_next);
@@ -364,6 +382,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_file("page_storm", 0200, d, sim, &sim_page_storm_fops);
 	debugfs_create_file("stats", 0400, d, sim, &sim_stats_fops);
 	debugfs_create_file("objects", 0400, d, sim, &sim_objects_fops);
+	debugfs_create_file("limits", 0400, d, sim, &sim_limits_fops);
 	sim_sig_debugfs_add(sim, d);
 }
 
@@ -397,6 +416,16 @@ static int sim_parse_option(struct mlx5sp_sim_params *p, char *opt)
 		p->boot_delay_ms = val;
 	else if (!strcmp(key, "missing_caps"))
 		p->missing_caps = val;
+	else if (!strcmp(key, "log_max_qp") && val <= U8_MAX)
+		p->log_max_qp = val;
+	else if (!strcmp(key, "log_max_cq") && val <= U8_MAX)
+		p->log_max_cq = val;
+	else if (!strcmp(key, "log_max_mkey") && val <= U8_MAX)
+		p->log_max_mkey = val;
+	else if (!strcmp(key, "log_max_pd") && val <= U8_MAX)
+		p->log_max_pd = val;
+	else if (!strcmp(key, "log_max_srq") && val <= U8_MAX)
+		p->log_max_srq = val;
 	else
 		return -EINVAL;
 	return 0;

@@ -68,6 +68,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	sim_roce_reset(sim);
 	sim_uctx_reset(sim);
 	sim_qcnt_reset(sim);
+	sim_lim_reset(sim);
 	sim->page_delta = 0;
 }
 
@@ -217,6 +218,9 @@ int sim_cmd_alloc_pd(struct sim_cmd *c)
 	u32 pd;
 	int err;
 
+	err = sim_lim_check(c, SIM_LIM_PD);
+	if (err)
+		return err;
 	err = xa_alloc(&c->sim->pds, &pd, xa_mk_value(0),
 		       XA_LIMIT(1, BIT(SIM_LOG_MAX_PD) - 1), GFP_KERNEL);
 	if (err == -EBUSY)
@@ -225,6 +229,7 @@ int sim_cmd_alloc_pd(struct sim_cmd *c)
 	if (err)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
 				MLX5SP_SIM_SYND_NO_MEMORY);
+	sim_lim_add(c->sim, SIM_LIM_PD);
 	MLX5_SET(alloc_pd_out, c->out, pd, pd);
 	return 0;
 }
@@ -241,5 +246,6 @@ int sim_cmd_dealloc_pd(struct sim_cmd *c)
 	if (!xa_erase(&c->sim->pds, pd))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_PD_NOT_FOUND);
+	sim_lim_sub(c->sim, SIM_LIM_PD);
 	return 0;
 }

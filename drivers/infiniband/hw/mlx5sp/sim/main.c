@@ -112,7 +112,7 @@ static int sim_params_valid(const struct mlx5sp_sim_params *p)
 		return -EINVAL;
 	if (p->missing_caps & ~MLX5SP_SIM_MISSING_CAPS_ALL)
 		return -EINVAL;
-	return 0;
+	return sim_lim_params_valid(p);
 }
 
 static struct mlx5sp_sim *sim_find_locked(const char *name)

@@ -198,6 +198,9 @@ int sim_cmd_create_mkey(struct sim_cmd *c)
 	u32 index;
 	int err;
 
+	err = sim_lim_check(c, SIM_LIM_MKEY);
+	if (err)
+		return err;
 	mk = kzalloc(sizeof(*mk), GFP_KERNEL);
 	if (!mk)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -220,6 +223,7 @@ int sim_cmd_create_mkey(struct sim_cmd *c)
 	}
 	/* published: readers see every field (xa_store orders it) */
 	mk->index = index;
+	sim_lim_add(sim, SIM_LIM_MKEY);
 	MLX5_SET(create_mkey_out, c->out, mkey_index, index);
 	return 0;
 
@@ -237,6 +241,7 @@ int sim_cmd_destroy_mkey(struct sim_cmd *c)
 	if (!mk)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_MKEY_NOT_FOUND);
+	sim_lim_sub(c->sim, SIM_LIM_MKEY);
 	/*
 	 * The engine may be moving data through it right now: freed after
 	 * its readers. Not synchronize_rcu(): a grace period per key made a

@@ -31,6 +31,15 @@ struct mlx5sp_sim_params {
 	u16 num_vectors;	/* MSI-X vectors, 1..256 (default 8) */
 	u32 boot_delay_ms;	/* "initializing" stays set (default 10) */
 	u32 missing_caps;	/* MLX5SP_SIM_NO_* */
+	/*
+	 * Object counts as log2, 0 for a ConnectX-6's: a smaller firmware
+	 * profile, so that a test can reach the limit and one past it.
+	 */
+	u8 log_max_qp;		/* 1..18 */
+	u8 log_max_cq;		/* 1..24 */
+	u8 log_max_mkey;	/* 1..24 */
+	u8 log_max_pd;		/* 1..24 */
+	u8 log_max_srq;		/* 1..23 */
 };
 
 /* Status values below this are counted one by one in cmd_status[]. */

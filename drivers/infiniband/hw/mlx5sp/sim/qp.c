@@ -600,6 +600,9 @@ int sim_cmd_create_qp(struct sim_cmd *c)
 	struct sim_qp *qp;
 	int err;
 
+	err = sim_lim_check(c, SIM_LIM_QP);
+	if (err)
+		return err;
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -619,6 +622,7 @@ int sim_cmd_create_qp(struct sim_cmd *c)
 	err = sim_qp_insert(c, qp);
 	if (err)
 		goto err_free_qp;
+	sim_lim_add(c->sim, SIM_LIM_QP);
 	MLX5_SET(create_qp_out, c->out, qpn, qp->qpn);
 	return 0;
 
@@ -640,6 +644,7 @@ int sim_cmd_destroy_qp(struct sim_cmd *c)
 	/* what its doorbells rang for goes out first, as from 2ERR */
 	sim_sq_catch_up(&sim->fw_eng, qp);
 	xa_erase(&sim->qps, qpn);
+	sim_lim_sub(sim, SIM_LIM_QP);
 	sim_pollset_del(&sim->poll_qps, qp);
 	spin_lock(&qp->sq_lock);
 	spin_lock(&qp->rq_lock);

@@ -38,6 +38,7 @@
 
 #include "mlx5sp_model.h"
 #include "mlx5sp_sim.h"
+#include "limits.h"
 #include "sig.h"
 #include "syndromes.h"
 #include "wire.h"
@@ -630,6 +631,7 @@ struct mlx5sp_sim {
 	u32 next_cqn;
 	u32 next_qpn;
 	u32 next_srqn;
+	struct sim_limits lim;		/* object counts (limits.c), fw_lock */
 
 	/* RoCE: the port's netdev (held) and GID table */
 	netdevice_tracker netdev_tracker;

@@ -73,6 +73,9 @@ int sim_cmd_create_srq(struct sim_cmd *c)
 	u32 srqn;
 	int err;
 
+	err = sim_lim_check(c, SIM_LIM_SRQ);
+	if (err)
+		return err;
 	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
 	if (!srq)
 		return sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -86,7 +89,7 @@ int sim_cmd_create_srq(struct sim_cmd *c)
 	/* posted before creation is not posted: count from the record */
 	srq->ci = be32_to_cpu(READ_ONCE(srq->dbr[0])) & 0xffff;
 	err = xa_alloc_cyclic(&sim->srqs, &srqn, srq,
-			      XA_LIMIT(1, BIT(SIM_CAP_GEN(sim, log_max_srq)) - 1),
+			      XA_LIMIT(1, BIT(24) - 1),
 			      &sim->next_srqn, GFP_KERNEL);
 	if (err < 0) {
 		err = sim_fail(c, MLX5_CMD_STAT_NO_RES_ERR,
@@ -95,6 +98,7 @@ int sim_cmd_create_srq(struct sim_cmd *c)
 		goto err_free_srq;
 	}
 	srq->srqn = srqn;
+	sim_lim_add(sim, SIM_LIM_SRQ);
 	MLX5_SET(create_srq_out, c->out, srqn, srqn);
 	return 0;
 
@@ -135,6 +139,7 @@ int sim_cmd_destroy_srq(struct sim_cmd *c)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_SRQ_IN_USE);
 	xa_erase(&sim->srqs, srqn);
+	sim_lim_sub(sim, SIM_LIM_SRQ);
 	/* no responder still reads the buffer the driver frees next */
 	synchronize_rcu();
 	sim_srq_free(srq);
