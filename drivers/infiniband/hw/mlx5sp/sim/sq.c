@@ -290,14 +290,19 @@ static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
 	return SIM_WQE_WAIT;
 }
 
-/* The WQE is on the wire: wait for its answer, or the local ACK timeout. */
+/*
+ * The WQE is on the wire: wait for its answer, or the local ACK timeout.
+ * That is the QPC's 4.096 us << ack_timeout in full (IBTA vol. 1: no
+ * shorter, at most four times that), up to the 2.4 hours of 31: a peer
+ * across the wire that is slow to answer is no reason to resend sooner.
+ */
 static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 {
 	u64 ns = SIM_INF_RETRY_NS;
 
 	if (qp->ack_timeout)
-		ns = clamp_t(u64, 4096ULL << min_t(u8, qp->ack_timeout, 31),
-			     SIM_MIN_RETRY_NS, SIM_MAX_RETRY_NS);
+		ns = max_t(u64, 4096ULL << min_t(u8, qp->ack_timeout, 31),
+			   SIM_MIN_RETRY_NS);
 	qp->wait = SIM_SQ_WAIT_RETRY;
 	qp->wait_until = ktime_get_ns() + ns;
 	return SIM_WQE_WAIT;
