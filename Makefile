@@ -75,6 +75,7 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
 	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
 	$(TOP)/.build/tests/limits \
+	$(TOP)/.build/tests/wire_retry \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -95,6 +96,11 @@ $(TOP)/.build/tests/last_send: $(TOP)/tests/userspace/last_send.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 $(TOP)/.build/tests/load: $(TOP)/tests/userspace/load.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+
+$(TOP)/.build/tests/wire_retry: $(TOP)/tests/userspace/wire_retry.c \
 		$(TOP)/tests/userspace/check.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs

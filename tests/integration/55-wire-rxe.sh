@@ -8,75 +8,20 @@
 # vethB: no malformed packet and no expert error, and every RoCE packet's
 # ICRC (both sides') is recomputed here and must match. The model's wire
 # counters (debugfs wire) show no bad ICRC or header received.
+# shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 
-checks=0
-ok() { checks=$((checks + 1)); echo "ok   $*"; }
-ns=sp
-ipa=10.77.0.1
-ipb=10.77.0.2
-work=$(mktemp -d /tmp/wire.XXXXXX)
+# shellcheck source=tests/integration/wire.bash
+. "$(dirname "$(readlink -f "$0")")/wire.bash"
+
 cap=$work/veth.pcap
 # make test: 50 iterations of each; WIRE_ITERS=200 (or more) for a longer run
 iters=${WIRE_ITERS:-50}
 
-# gid_index DEV IP: the RoCE v2 GID of IP in DEV's table
-gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 want f i n
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
-	for i in $(seq 50); do
-		for f in "$d"/gids/*; do
-			n=${f##*/}
-			if [ "$(cat "$f")" = "$want" ] &&
-			   [ "$(cat "$d/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ]; then
-				echo "$n"
-				return 0
-			fi
-		done
-		sleep 0.2
-	done
-	die "$1: no RoCE v2 GID for $2"
-}
-
-# on any exit: the devices, the namespace and the modules gone, so that
-# the tests after this one start from nothing
-cleanup() {
+wire_cleanup_hook() {
 	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
-	rdma link delete rxe0 2>/dev/null || true
-	ip netns exec $ns rdma link delete sp0 2>/dev/null || true
-	ip netns del $ns 2>/dev/null || true
-	ip link del vethB 2>/dev/null || true
-	if [ -n "${loaded:-}" ]; then
-		unload || echo "FAIL: the modules did not unload"
-	fi
 }
-trap cleanup EXIT
-
-# the debug kernel has no veth: the wire is a stock-kernel test
-if ! modprobe veth 2>/dev/null; then
-	echo "SKIP: no veth in this kernel"
-	exit 77
-fi
-load
-loaded=1
-modprobe rdma_rxe
-mark wire-rxe
-ip netns add $ns
-ip link add vethA type veth peer name vethB
-ip link set vethA netns $ns
-ip -n $ns link set lo up
-ip -n $ns addr add $ipa/24 dev vethA
-ip -n $ns link set vethA up
-ip addr add $ipb/24 dev vethB
-ip link set vethB up
-ip netns exec $ns rdma link add sp0 type mlx5sp netdev vethA ||
-	die "rdma link add sp0 in netns $ns"
-rdma link add rxe0 type rxe netdev vethB || die "rdma link add rxe0"
-gs=$(gid_index sp0 $ipa)
-gr=$(gid_index rxe0 $ipb)
-wire=$simfs/sp0/wire
-grep -q '^up 1$' $wire || { cat $wire; die "sp0: not on the wire"; }
-ok "sp0 on vethA (netns $ns) GID $gs, rxe0 on vethB GID $gr"
+wire_setup wire-rxe
 
 # dumpcap, not tshark -i: that starts every extcap helper first (minutes
 # under TCG)
@@ -88,39 +33,11 @@ for i in $(seq 150); do
 done
 [ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
 
-# run NAME SERVER-SIDE ARGS...: a pingpong, server on SERVER-SIDE (sp|rxe)
-run() {
-	local prog=$1 side=$2 sdev cdev sg cg sexec cexec srv out rc port
-	shift 2
-	port=$((18515 + checks))
-	if [ "$side" = sp ]; then
-		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
-		cdev=rxe0; cg=$gr; cexec=""; srv=$ipa
-	else
-		sdev=rxe0; sg=$gr; sexec=""
-		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
-	fi
-	$sexec timeout 60 $prog -d $sdev -g $sg -p $port "$@" >"$work/srv" 2>&1 &
-	local spid=$! i
-	for i in $(seq 100); do
-		$sexec ss -ltn | grep -q ":$port " && break
-		sleep 0.2
-	done
-	rc=0
-	$cexec timeout 60 $prog -d $cdev -g $cg -p $port "$@" $srv >"$work/cli" 2>&1 || rc=$?
-	wait $spid || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): server failed"; }
-	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): client rc $rc"; }
-	out=$(grep " iters in " "$work/cli") ||
-		{ cat "$work/cli"; die "$prog $*: no result"; }
-	grep -q "$iters iters in" "$work/srv" || { cat "$work/srv"; die "$prog $*: server short"; }
-	ok "$prog $* server on $side: $out"
-}
-
 for side in sp rxe; do
-	run ibv_ud_pingpong $side -n $iters -s 1024
-	run ibv_rc_pingpong $side -n $iters -s 64 -m 1024
-	run ibv_rc_pingpong $side -n $iters -s 8192 -m 1024
-	run ibv_rc_pingpong $side -n $iters -s 5000 -m 1024
+	wire_pingpong ibv_ud_pingpong $side -n $iters -s 1024
+	wire_pingpong ibv_rc_pingpong $side -n $iters -s 64 -m 1024
+	wire_pingpong ibv_rc_pingpong $side -n $iters -s 8192 -m 1024
+	wire_pingpong ibv_rc_pingpong $side -n $iters -s 5000 -m 1024
 done
 
 sleep 1
@@ -184,7 +101,5 @@ sys.exit(1 if bad or not byside[True] or not byside[False] else 0)
 PY
 ok "ICRC valid on every RoCEv2 packet of the capture"
 
-trap - EXIT
-cleanup
-! lsmod | grep -q '^mlx5sp ' || die "mlx5sp still loaded after the test"
+wire_done
 echo "wire-rxe: $checks checks passed"

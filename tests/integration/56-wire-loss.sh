@@ -1,0 +1,122 @@
+#!/bin/bash
+# RC on the wire against rxe when the wire loses, reorders and duplicates
+# packets, and when the peer goes away (issue 16, acceptance 4 and 5).
+# The veth pair of 55-wire-rxe.sh (wire.bash): sp0 on vethA in netns sp,
+# rxe0 on vethB. netem on both egresses (vethB, and vethA in the
+# namespace), in turn: loss 1 %, loss 5 %, delay with reordering,
+# duplicate 5 %. Under each, ibv_rc_pingpong -c (rdma-core 44 checks a
+# byte a page, at the end, on the server) with messages of 5 path MTUs
+# must complete every iteration
+# (server on either side under 5 % loss and reordering; on the model's
+# side under 1 % loss, on rxe's under duplication, to keep make test
+# short), and tests/userspace/wire_retry.c's stream
+# (SENDs each way, WRITEs read back by READs each way, every message's
+# bytes its own) must see every message once with its data. The model's
+# wire counters must move where the impairment makes it certain:
+# retransmits and local ACK timeouts under 5 % loss, duplicate requests
+# under 5 % loss and under duplication, sequence NAKs under reordering;
+# rxe's counters are shown. Then, without netem: a peer QP destroyed
+# after a first SEND gives IBV_WC_RETRY_EXC_ERR after (retry_cnt + 1)
+# local ACK timeouts, within IBTA's [1, 4] x 4.096 us x 2^timeout each
+# (timeout 12 / retry_cnt 3, and timeout 18 / retry_cnt 1), with as many
+# retransmissions as retry_cnt; a responder without a receive gives RNR
+# NAKs and IBV_WC_RNR_RETRY_EXC_ERR after rnr_retry waits of the
+# responder's timer, the model as requester (rxe NAKs) and as responder
+# (its rnr_naks_sent counts rnr_retry + 1); the requester's QP is in ERR.
+# WIRE_ITERS (20) iterations / messages of each.
+# shellcheck source=tests/integration/lib.bash
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+# shellcheck source=tests/integration/wire.bash
+. "$(dirname "$(readlink -f "$0")")/wire.bash"
+
+iters=${WIRE_ITERS:-20}
+size=5000
+# rxe's retransmissions under loss take its 67 ms timeouts
+export WIRE_PP_TIMEOUT=180
+
+if ! modprobe sch_netem 2>/dev/null; then
+	echo "SKIP: no netem in this kernel"
+	exit 77
+fi
+prog=$(test_prog wire_retry)
+wire_setup wire-loss
+
+# c NAME: a counter of the model's wire
+c() { awk -v k="$1" '$1 == k { print $2 }' "$wire"; }
+snap() { for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent; do eval "b_$k=$(c $k)"; done; }
+# d NAME: how far it moved since snap
+d() { local v; eval "v=\$b_$1"; echo $(($(c "$1") - v)); }
+deltas() { local k s=; for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent; do s+="$k +$(d $k) "; done; echo "$s"; }
+
+netem() {
+	tc qdisc replace dev vethB root netem "$@" || die "tc netem $* (vethB)"
+	ip netns exec $ns tc qdisc replace dev vethA root netem "$@" ||
+		die "tc netem $* (vethA)"
+}
+netem_off() {
+	tc qdisc del dev vethB root 2>/dev/null || true
+	ip netns exec $ns tc qdisc del dev vethA root 2>/dev/null || true
+}
+
+wire_prog() {
+	local out=$work/prog rc=0
+	timeout 600 "$prog" "$@" >"$out" 2>&1 || rc=$?
+	cat "$out"
+	[ $rc = 0 ] || die "wire_retry $*: status $rc"
+}
+
+# impaired NAME SIDES NETEM-ARGS...: the transfers under the impairment,
+# ibv_rc_pingpong with its server on each of SIDES (sp, rxe: both by
+# default; WIRE_ITERS set, always both)
+impaired() {
+	local name=$1 sides=$2 side
+	shift 2
+	[ -n "${WIRE_ITERS:-}" ] && sides="sp rxe"
+	netem "$@"
+	echo "== netem $* on both egresses"
+	snap
+	for side in $sides; do
+		wire_pingpong ibv_rc_pingpong "$side" -n "$iters" -s $size -m 1024 -c
+	done
+	wire_prog stream sp0 "$gs" rxe0 "$gr" "$iters" $size
+	ok "$name: wire_retry stream, every message once with its data"
+	netem_off
+	echo "model's wire under $name: $(deltas)"
+	rdma statistic show link rxe0/1 | tr -s ' ' | fold -s -w 100
+}
+
+impaired "loss 1%" sp loss 1%
+impaired "loss 5%" "sp rxe" loss 5%
+for k in retransmits timeouts dup_reqs; do
+	[ "$(d $k)" -gt 0 ] || die "loss 5%: the model's $k did not move"
+done
+ok "loss 5%: model retransmits +$(d retransmits), timeouts +$(d timeouts), duplicate requests +$(d dup_reqs)"
+impaired reorder "sp rxe" delay 10ms reorder 25% 50%
+[ "$(d naks_sent)" -gt 0 ] || die "reorder: the model sent no sequence NAK"
+ok "reorder: model sequence NAKs sent +$(d naks_sent), received +$(d naks_rcvd), retransmits +$(d retransmits)"
+impaired "duplicate 5%" rxe duplicate 5%
+[ "$(d dup_reqs)" -gt 0 ] || die "duplicate 5%: the model saw no duplicate request"
+ok "duplicate 5%: model duplicate requests +$(d dup_reqs)"
+
+# retry exhaustion: the model's timeouts count the retries, not the last
+# (as a ConnectX's local_ack_timeout_err); wire_retry checks the counters
+# over the SEND that fails only
+for tr in "12 3" "18 1"; do
+	# shellcheck disable=SC2086 # two numbers
+	set -- $tr
+	wire_prog retry sp0 "$gs" rxe0 "$gr" "$1" "$2" "$wire" \
+		timeouts="$2" retransmits="$2"
+	ok "timeout $1 retry_cnt $2: $(grep '^time_ms' "$work/prog"), $2 retransmissions"
+done
+# RNR: rxe's responder NAKs the model's SEND, then the model NAKs rxe's
+wire_prog rnr sp0 "$gs" rxe0 "$gr" 22 2 "$wire" retransmits=2 timeouts=0
+ok "rnr, model requester: $(grep '^time_ms' "$work/prog")"
+wire_prog rnr-peer rxe0 "$gr" sp0 "$gs" 22 2 "$wire" rnr_naks_sent=3
+ok "rnr, model responder: $(grep '^time_ms' "$work/prog"), rnr_naks_sent +3"
+cat "$wire"
+for k in rx_bad_icrc rx_bad_hdr; do
+	grep -q "^$k 0$" "$wire" || die "sp0 wire: $k not 0"
+done
+
+wire_done
+echo "wire-loss: $checks checks passed"

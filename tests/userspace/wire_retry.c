@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * RC on the wire between two devices of this machine (a model device and
+ * rxe on the two ends of a veth pair, 56-wire-loss.sh): one process opens
+ * both (the RDMA devices of a shared-netns system are seen from every
+ * namespace) and connects an RC QP on A to one on B by their GIDs.
+ *
+ * usage: wire_retry MODE DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]
+ *
+ *   retry TIMEOUT RETRY_CNT  a SEND from A reaches B; then B's QP is
+ *	destroyed (the peer vanishes) and the next SEND from A must end in
+ *	IBV_WC_RETRY_EXC_ERR after (RETRY_CNT + 1) local ACK timeouts of
+ *	4.096 us << TIMEOUT each, no less and at most 4 times that (the
+ *	IBTA's bounds of the local ACK timeout); A's QP is in ERR after.
+ *   rnr TIMER RNR_RETRY  B posts no receive (its min_rnr_timer TIMER): a
+ *	SEND from A gets RNR NAKs and ends in IBV_WC_RNR_RETRY_EXC_ERR
+ *	after RNR_RETRY waits of TIMER's time at least; A's QP in ERR.
+ *	The roles are the script's: A the requester, B the responder.
+ *   rnr-peer TIMER RNR_RETRY  the same with rxe as A: no more than the
+ *	lower bound is checked (the model's NAKs carry TIMER); the time
+ *	rxe takes to give up is its own, and shown.
+ *   stream COUNT SIZE  COUNT SENDs of SIZE bytes each way, then COUNT
+ *	RDMA WRITEs from A read back by COUNT RDMA READs, and COUNT READs
+ *	from B: every message arrives once, in order, with its own data
+ *	(the script puts loss, reordering, duplication on the wire).
+ *
+ * With WIRE (a model device's debugfs wire file) and NAME=N pairs, each
+ * counter NAME of it must move by exactly N over the SEND that fails in
+ * retry and rnr (not over the first one, which may have been retried
+ * while the neighbours were being resolved).
+ *
+ * Prints one PASS/FAIL line per expectation and "N passed, N failed";
+ * "time_ms" lines carry the measured times for the script's report.
+ */
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+#define MAX_SIZE	(64 * 1024)
+#define MAX_COUNT	4096
+#define WAIT_MS		60000
+
+struct end {
+	const char *name;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	unsigned char *buf;	/* receives / WRITE target */
+	unsigned char *src;	/* what it sends */
+	size_t buf_len;
+	union ibv_gid gid;
+	int gid_index;
+	enum ibv_mtu mtu;
+};
+
+static struct end a, b;
+static unsigned int nrecv;	/* stream: messages each way */
+
+static void fatal(const char *what, int err)
+{
+	fprintf(stderr, "wire_retry: %s: %s\n", what, strerror(err));
+	printf("%d passed, %d failed\n", passes, failures + 1);
+	exit(1);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void open_end(struct end *e, const char *name, int gid_index,
+		     size_t len)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_port_attr pa;
+	int i;
+
+	if (!list)
+		fatal("ibv_get_device_list", errno);
+	e->name = name;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			e->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!e->ctx)
+		fatal(name, errno ? errno : ENODEV);
+	e->gid_index = gid_index;
+	if (ibv_query_port(e->ctx, 1, &pa) ||
+	    ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
+		fatal("ibv_query_port/gid", errno);
+	e->mtu = pa.active_mtu;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = ibv_create_cq(e->ctx, 2 * nrecv + 32, NULL, NULL, 0);
+	if (!e->pd || !e->cq)
+		fatal("ibv_alloc_pd/ibv_create_cq", errno);
+	e->buf_len = len;
+	if (posix_memalign((void **)&e->buf, 4096, 2 * len))
+		fatal("posix_memalign", ENOMEM);
+	e->src = e->buf + len;
+	memset(e->buf, 0, 2 * len);
+	e->mr = ibv_reg_mr(e->pd, e->buf, 2 * len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	if (!e->mr)
+		fatal("ibv_reg_mr", errno);
+}
+
+static void create_qp(struct end *e)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = nrecv + 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	e->qp = ibv_create_qp(e->pd, &ia);
+	if (!e->qp)
+		fatal("ibv_create_qp", errno);
+}
+
+struct qp_params {
+	int timeout, retry_cnt, rnr_retry, min_rnr_timer;
+};
+
+static void connect_one(struct end *e, struct end *peer,
+			const struct qp_params *p)
+{
+	struct ibv_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ;
+	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		fatal("INIT", errno);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	at.dest_qp_num = peer->qp->qp_num;
+	at.rq_psn = 0x123;
+	at.max_dest_rd_atomic = 1;
+	at.min_rnr_timer = p->min_rnr_timer;
+	at.ah_attr.is_global = 1;
+	at.ah_attr.grh.dgid = peer->gid;
+	at.ah_attr.grh.sgid_index = e->gid_index;
+	at.ah_attr.grh.hop_limit = 64;
+	at.ah_attr.port_num = 1;
+	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		fatal("RTR", errno);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	at.timeout = p->timeout;
+	at.retry_cnt = p->retry_cnt;
+	at.rnr_retry = p->rnr_retry;
+	at.sq_psn = 0x123;
+	at.max_rd_atomic = 1;
+	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		fatal("RTS", errno);
+}
+
+static void connect_qps(const struct qp_params *pa, const struct qp_params *pb)
+{
+	create_qp(&a);
+	create_qp(&b);
+	connect_one(&a, &b, pa);
+	connect_one(&b, &a, pb);
+}
+
+/* One completion of @e, WAIT_MS at most; false on none. */
+static int poll_one(struct end *e, struct ibv_wc *wc, double wait_ms)
+{
+	double end = now_ms() + wait_ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(e->cq, 1, wc);
+		if (n < 0)
+			fatal("ibv_poll_cq", EIO);
+		if (n)
+			return 1;
+	} while (now_ms() < end);
+	return 0;
+}
+
+static void post_recv(struct end *e, uint64_t id, void *addr, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len,
+			       .lkey = e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(e->qp, &wr, &bad))
+		fatal("ibv_post_recv", errno);
+}
+
+static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
+		      void *addr, uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(e->qp, &wr, &bad))
+		fatal("ibv_post_send", errno);
+}
+
+static int qp_state(struct end *e)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr at;
+
+	if (ibv_query_qp(e->qp, &at, IBV_QP_STATE, &ia))
+		fatal("ibv_query_qp", errno);
+	return at.qp_state;
+}
+
+/* A SEND from A to B's posted receive completes on both. */
+static void send_ok(const char *what)
+{
+	struct ibv_wc wc;
+	int ok;
+
+	memset(a.src, 0x5a, 64);
+	post_recv(&b, 2, b.buf, 64);
+	post_send(&a, IBV_WR_SEND, 1, a.src, 64, 0, 0);
+	ok = poll_one(&a, &wc, WAIT_MS) && wc.status == IBV_WC_SUCCESS;
+	check(ok, "%s: a SEND from %s to %s completes", what, a.name,
+	      b.name);
+	ok = poll_one(&b, &wc, WAIT_MS) && wc.status == IBV_WC_SUCCESS &&
+	     wc.byte_len == 64 && b.buf[63] == 0x5a;
+	check(ok, "%s: %s received it", what, b.name);
+}
+
+#define MAX_WATCH	8
+
+static const char *wire_file;
+static int nwatch;
+static struct {
+	char name[32];
+	long long want, before;
+} watch[MAX_WATCH];
+
+/* Counter @name of wire_file; -1 if it is not there. */
+static long long wire_counter(const char *name)
+{
+	FILE *f = fopen(wire_file, "r");
+	char k[64];
+	long long v, r = -1;
+
+	if (!f)
+		fatal(wire_file, errno);
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, name))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static void watch_start(void)
+{
+	int i;
+
+	for (i = 0; i < nwatch; i++)
+		watch[i].before = wire_counter(watch[i].name);
+}
+
+static void watch_check(const char *what)
+{
+	long long d;
+	int i;
+
+	for (i = 0; i < nwatch; i++) {
+		d = wire_counter(watch[i].name) - watch[i].before;
+		check(watch[i].before >= 0 && d == watch[i].want,
+		      "%s: the model's %s moved by %lld (want %lld)", what,
+		      watch[i].name, d, watch[i].want);
+	}
+}
+
+/*
+ * A SEND from A that must end in @want: the time from the post to its
+ * completion, in ms; -1 if none came.
+ */
+static double send_fails(enum ibv_wc_status want, const char *what)
+{
+	struct ibv_wc wc;
+	double t0, t;
+	int got;
+
+	watch_start();
+	t0 = now_ms();
+	post_send(&a, IBV_WR_SEND, 3, a.src, 64, 0, 0);
+	got = poll_one(&a, &wc, WAIT_MS);
+	t = now_ms() - t0;
+	watch_check(what);
+	check(got && wc.status == want && wc.wr_id == 3,
+	      "%s: the SEND completes with %s (got %s) after %.1f ms", what,
+	      ibv_wc_status_str(want),
+	      got ? ibv_wc_status_str(wc.status) : "nothing", t);
+	check(qp_state(&a) == IBV_QPS_ERR, "%s: %s's QP is in ERR after",
+	      what, a.name);
+	return got ? t : -1;
+}
+
+static void mode_retry(int timeout, int retry_cnt)
+{
+	struct qp_params p = { .timeout = timeout, .retry_cnt = retry_cnt,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	double one = (double)(4096ULL << timeout) / 1e6, lo, hi, t;
+
+	connect_qps(&p, &p);
+	send_ok("retry");
+	/* the peer vanishes: rxe drops what comes for a QPN it has not */
+	if (ibv_destroy_qp(b.qp))
+		fatal("ibv_destroy_qp", errno);
+	b.qp = NULL;
+	t = send_fails(IBV_WC_RETRY_EXC_ERR, "retry");
+	lo = (retry_cnt + 1) * one;
+	hi = 4 * lo;
+	printf("time_ms retry timeout=%d retry_cnt=%d measured=%.1f bounds=%.1f..%.1f\n",
+	       timeout, retry_cnt, t, lo, hi);
+	check(t >= lo && t <= hi,
+	      "retry: %.1f ms within (retry_cnt + 1) x 4.096 us x 2^%d x [1, 4] = [%.1f, %.1f] ms",
+	      t, timeout, lo, hi);
+}
+
+/* IBTA table 45: the RNR NAK timer field in microseconds */
+static const unsigned int rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/*
+ * @bounded: A is the model, whose waits must also end in time; with rxe
+ * as A only the lower bound is the model's (its NAKs carry the timer),
+ * rxe's own timing is shown.
+ */
+static void mode_rnr(int timer, int rnr_retry, int bounded)
+{
+	struct qp_params pa = { .timeout = 14, .retry_cnt = 7,
+				.rnr_retry = rnr_retry, .min_rnr_timer = 1 };
+	struct qp_params pb = { .timeout = 14, .retry_cnt = 7,
+				.rnr_retry = 7, .min_rnr_timer = timer };
+	double lo, hi, t;
+
+	connect_qps(&pa, &pb);
+	send_ok("rnr");
+	/* no receive on B now */
+	t = send_fails(IBV_WC_RNR_RETRY_EXC_ERR, "rnr");
+	lo = rnr_retry * rnr_usec[timer] / 1e3;
+	/* the waits, and a local ACK timeout's worth of slack per packet */
+	hi = 4 * lo + (rnr_retry + 1) * 67.1;
+	if (!bounded)
+		hi = WAIT_MS;
+	printf("time_ms rnr requester=%s timer=%d rnr_retry=%d measured=%.1f bounds=%.1f..%.1f\n",
+	       a.name, timer, rnr_retry, t, lo, hi);
+	check(t >= lo && t <= hi,
+	      "rnr: %.1f ms within [%.1f, %.1f] ms (%d waits of %.2f ms)", t,
+	      lo, hi, rnr_retry, rnr_usec[timer] / 1e3);
+}
+
+static unsigned char pat(unsigned int msg, unsigned int i, unsigned int dir)
+{
+	return (unsigned char)(msg * 131 + i * 7 + dir * 57 + (i >> 8));
+}
+
+static void fill(unsigned char *p, unsigned int msg, unsigned int size,
+		 unsigned int dir)
+{
+	unsigned int i;
+
+	for (i = 0; i < size; i++)
+		p[i] = pat(msg, i, dir);
+}
+
+static int same(const unsigned char *p, unsigned int msg, unsigned int size,
+		unsigned int dir)
+{
+	unsigned int i;
+
+	for (i = 0; i < size; i++)
+		if (p[i] != pat(msg, i, dir))
+			return 0;
+	return 1;
+}
+
+/*
+ * COUNT SENDs from @s to @r, one outstanding at a time on the sender's
+ * side (what the receiver gets is checked as it comes).
+ */
+static void stream_send(struct end *s, struct end *r, unsigned int count,
+			unsigned int size, unsigned int dir)
+{
+	unsigned int i, bad = 0, got = 0, done = 0;
+	struct ibv_wc wc;
+	double t0 = now_ms();
+
+	memset(r->buf, 0, r->buf_len);
+	for (i = 0; i < count; i++)
+		post_recv(r, i, r->buf + (size_t)(i % 2) * size, size);
+	for (i = 0; i < count; i++) {
+		fill(s->src, i, size, dir);
+		post_send(s, IBV_WR_SEND, i, s->src, size, 0, 0);
+		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != i) {
+			check(0, "SEND %u from %s: %s", i, s->name,
+			      ibv_wc_status_str(wc.status));
+			return;
+		}
+		done++;
+		/* the receive of message i: in its own slot, checked now */
+		if (!poll_one(r, &wc, WAIT_MS))
+			break;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != i ||
+		    wc.byte_len != size ||
+		    !same(r->buf + (size_t)(i % 2) * size, i, size, dir))
+			bad++;
+		got++;
+	}
+	/* nothing more: each message exactly once */
+	while (poll_one(r, &wc, 200))
+		got++;
+	check(done == count && got == count && !bad,
+	      "%u SENDs of %u bytes %s -> %s: %u sent, %u received, %u wrong (%.0f ms)",
+	      count, size, s->name, r->name, done, got, bad, now_ms() - t0);
+}
+
+/* COUNT WRITEs from @s into @r's buffer, each read back by a READ. */
+static void stream_rdma(struct end *s, struct end *r, unsigned int count,
+			unsigned int size, unsigned int dir)
+{
+	unsigned int i, bad = 0;
+	struct ibv_wc wc;
+	double t0 = now_ms();
+
+	for (i = 0; i < count; i++) {
+		fill(s->src, i, size, dir);
+		post_send(s, IBV_WR_RDMA_WRITE, i, s->src, size,
+			  (uintptr_t)r->buf, r->mr->rkey);
+		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS) {
+			check(0, "WRITE %u from %s: %s", i, s->name,
+			      ibv_wc_status_str(wc.status));
+			return;
+		}
+		if (!same(r->buf, i, size, dir))
+			bad++;
+		/* and back, by a READ into the sender's receive buffer */
+		memset(s->buf, 0, size);
+		post_send(s, IBV_WR_RDMA_READ, i, s->buf, size,
+			  (uintptr_t)r->buf, r->mr->rkey);
+		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS) {
+			check(0, "READ %u from %s: %s", i, s->name,
+			      ibv_wc_status_str(wc.status));
+			return;
+		}
+		if (!same(s->buf, i, size, dir))
+			bad++;
+	}
+	check(!bad, "%u WRITEs + READs of %u bytes %s -> %s: %u wrong (%.0f ms)",
+	      count, size, s->name, r->name, bad, now_ms() - t0);
+}
+
+static void mode_stream(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+
+	connect_qps(&p, &p);
+	stream_send(&a, &b, count, size, 0);
+	stream_send(&b, &a, count, size, 1);
+	stream_rdma(&a, &b, count, size, 2);
+	stream_rdma(&b, &a, count, size, 3);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n1, n2;
+	size_t len = 4096;
+	int i;
+
+	if (argc < 8 || argc > 9 + MAX_WATCH) {
+		fprintf(stderr,
+			"usage: wire_retry retry|rnr|rnr-peer|stream DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+		return 2;
+	}
+	if (argc > 8)
+		wire_file = argv[8];
+	for (i = 9; i < argc; i++, nwatch++)
+		if (sscanf(argv[i], "%31[a-z_]=%lld", watch[nwatch].name,
+			   &watch[nwatch].want) != 2)
+			fatal(argv[i], EINVAL);
+	n1 = strtoul(argv[6], NULL, 0);
+	n2 = strtoul(argv[7], NULL, 0);
+	if (!strcmp(argv[1], "stream")) {
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE)
+			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
+		len = 2 * n2;
+		nrecv = n1;
+	}
+	open_end(&a, argv[2], atoi(argv[3]), len);
+	open_end(&b, argv[4], atoi(argv[5]), len);
+	if (!strcmp(argv[1], "retry")) {
+		if (n1 < 1 || n1 > 20 || n2 > 7)
+			fatal("TIMEOUT (1..20) RETRY_CNT (0..7)", EINVAL);
+		mode_retry(n1, n2);
+	} else if (!strcmp(argv[1], "rnr") || !strcmp(argv[1], "rnr-peer")) {
+		if (n1 < 1 || n1 > 31 || n2 > 6)
+			fatal("TIMER (1..31) RNR_RETRY (0..6)", EINVAL);
+		mode_rnr(n1, n2, !strcmp(argv[1], "rnr"));
+	} else if (!strcmp(argv[1], "stream")) {
+		mode_stream(n1, n2);
+	} else {
+		fatal(argv[1], EINVAL);
+	}
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
