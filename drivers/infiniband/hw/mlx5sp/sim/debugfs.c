@@ -64,6 +64,9 @@ SIM_FAULT_ATTR(fail_count, U32_MAX);
 SIM_FAULT_ATTR(fail_nth, U32_MAX);
 SIM_FAULT_ATTR(delay_opcode, U16_MAX);
 SIM_FAULT_ATTR(delay_count, U32_MAX);
+SIM_FAULT_ATTR(garble_opcode, U16_MAX);
+SIM_FAULT_ATTR(garble_nth, U32_MAX);
+SIM_FAULT_ATTR(garble_seed, U32_MAX);
 
 static int sim_delay_ms_get(void *data, u64 *val)
 {
@@ -212,6 +215,7 @@ static int sim_stats_show(struct seq_file *m, void *v)
 				   sim_delivery_names[i] ?: "unknown",
 				   st->delivery_status[i]);
 	seq_printf(m, "cmds_injected %llu\n", st->cmds_injected);
+	seq_printf(m, "cmds_garbled %llu\n", st->cmds_garbled);
 	seq_printf(m, "cmds_delayed %llu\n", st->cmds_delayed);
 	seq_printf(m, "cmds_dropped %llu\n", st->cmds_dropped);
 	seq_printf(m, "cmds_stale %llu\n", st->cmds_stale);
@@ -375,6 +379,12 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 				   &sim_delay_ms_fops);
 	debugfs_create_file_unsafe("delay_count", 0600, d, sim,
 				   &sim_delay_count_fops);
+	debugfs_create_file_unsafe("garble_opcode", 0600, d, sim,
+				   &sim_garble_opcode_fops);
+	debugfs_create_file_unsafe("garble_nth", 0600, d, sim,
+				   &sim_garble_nth_fops);
+	debugfs_create_file_unsafe("garble_seed", 0600, d, sim,
+				   &sim_garble_seed_fops);
 	debugfs_create_file_unsafe("health_syndrome", 0600, d, sim,
 				   &sim_health_syndrome_fops);
 	debugfs_create_file_unsafe("health_counter_stop", 0600, d, sim,

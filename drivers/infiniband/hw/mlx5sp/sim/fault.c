@@ -36,6 +36,47 @@ void mlx5sp_sim_delay_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 delay_ms,
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_delay_cmd);
 
+void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
+			   u32 seed)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	sim->fault.garble_opcode = opcode;
+	sim->fault.garble_nth = nth;
+	sim->fault.garble_seed = seed;
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_garble_cmd);
+
+/*
+ * A command that ran answers garbage: every byte after its status and
+ * syndrome random (seeded, so a failure replays), as firmware with a
+ * corrupted mailbox or a bug would. What it did stands: a created object
+ * exists under the number the garbage hides.
+ */
+void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
+		      u32 outlen)
+{
+	struct sim_fault *f = &sim->fault;
+	struct rnd_state rnd;
+	unsigned long flags;
+	bool hit = false;
+	u32 seed = 0;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	if (f->garble_nth && f->garble_opcode == opcode && !--f->garble_nth) {
+		hit = true;
+		seed = f->garble_seed;
+	}
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	if (!hit || outlen <= 8)
+		return;
+	prandom_seed_state(&rnd, seed);
+	prandom_bytes_state(&rnd, out + 8, outlen - 8);
+	sim_stat_inc(sim, cmds_garbled);
+}
+
 void mlx5sp_sim_set_health_syndrome(struct mlx5sp_sim *sim, u8 synd)
 {
 	sim_health_set_fatal(sim, synd);

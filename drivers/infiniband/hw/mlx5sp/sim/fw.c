@@ -463,6 +463,8 @@ static void sim_cmd_run(struct mlx5sp_sim *sim, void *in, u32 inlen,
 		memset(out, 0, outlen);
 	MLX5_SET(alloc_pd_out, out, status, c.status);	/* the common header */
 	MLX5_SET(alloc_pd_out, out, syndrome, c.syndrome);
+	if (!c.status)
+		sim_fault_garble(sim, c.opcode, out, outlen);
 	sim_count_status(sim, c.status);
 	if (c.status)
 		sim_dbg(sim, "%s(0x%x) op_mod 0x%x: status 0x%x syndrome 0x%x\n",

@@ -56,6 +56,7 @@ struct mlx5sp_sim_stats {
 	u64 delivery_errors;	/* not executed: bad descriptor/mailbox */
 	u32 delivery_status[MLX5SP_SIM_NR_DELIVERY];	/* by delivery status */
 	u64 cmds_injected;	/* completed with an injected status */
+	u64 cmds_garbled;	/* executed, output fields garbage */
 	u64 cmds_delayed;	/* completion held back by delay_cmd */
 	u64 cmds_dropped;	/* never completed (delay U32_MAX) */
 	u64 cmds_stale;		/* delayed slot reclaimed by the driver */
@@ -112,6 +113,12 @@ void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,
  * The next @count executions of @opcode complete @delay_ms late; U32_MAX
  * means never (the slot stays owned by firmware).
  */
+/*
+ * The @nth execution of @opcode from now (1: the next) runs, then answers
+ * with every output byte after its status and syndrome random (@seed).
+ */
+void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
+			   u32 seed);
 void mlx5sp_sim_delay_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 delay_ms,
 			  u32 count);
 /* Nonzero: firmware fatal error, commands and events stop. */

@@ -556,6 +556,10 @@ struct sim_fault {
 	u16 delay_opcode;
 	u32 delay_ms;
 	u32 delay_count;
+	/* the garble_nth-th execution of garble_opcode answers garbage */
+	u16 garble_opcode;
+	u32 garble_nth;
+	u32 garble_seed;
 };
 
 struct mlx5sp_sim {
@@ -1026,6 +1030,8 @@ bool sim_port_active(struct mlx5sp_sim *sim);
 int sim_engine_start(struct mlx5sp_sim *sim);
 void sim_engine_stop(struct mlx5sp_sim *sim);
 void sim_engine_kick(struct mlx5sp_sim *sim);
+void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
+		      u32 outlen);
 /* net.c: RoCEv2 frames on the bound netdev */
 struct sim_tx_path {
 	u8 dmac[ETH_ALEN];

@@ -4,7 +4,8 @@
  * A model device lies on purpose (fault.c): page requests of absurd counts,
  * EQEs of every type (and of none) naming objects that do not exist or are
  * another's, CQEs naming a QP the CQ does not serve, unknown QPs, reserved
- * opcodes and random WQE counters. The driver logs and drops; no memory
+ * opcodes and random WQE counters, command statuses no PRM has, outputs
+ * of garbage. The driver logs and drops; no memory
  * error (KASAN), the host's memory stays bounded, no completion names a QP
  * the CQ does not serve, and the device passes data afterwards.
  */
@@ -259,10 +260,168 @@ static void hostile_cqes(struct kunit *test)
 	ib_destroy_cq(cq2);
 }
 
+static u64 cmds_garbled(struct ulp *u)
+{
+	struct mlx5sp_sim_stats st;
+
+	mlx5sp_sim_get_stats(u->sim, &st);
+	return st.cmds_garbled;
+}
+
+/* Statuses no PRM defines, and the PRM's own, on what a ULP creates. */
+static const u8 hostile_statuses[] = {
+	0x0b, 0x11, 0x52, 0x7f, 0xff, MLX5_CMD_STAT_NO_RES_ERR,
+};
+
+/*
+ * Every create a ULP makes, and a query, answered with a status no PRM
+ * has (or one it has): the verb fails with an errno, nothing is half
+ * made, and the device works after.
+ */
+static void hostile_cmd_status(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_srq *srq;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_mr *mr;
+	struct ib_qp *qp;
+	int i, err;
+
+	qa.send_cq = u->cq;
+	qa.recv_cq = u->cq;
+	for (i = 0; i < ARRAY_SIZE(hostile_statuses); i++) {
+		u8 st = hostile_statuses[i];
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_ALLOC_PD, st, 0xbad0, 1);
+		pd = ib_alloc_pd(u->ibdev, 0);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(pd), "status 0x%x: a PD", st);
+		if (!IS_ERR(pd))
+			ib_dealloc_pd(pd);
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_CREATE_CQ, st, 0xbad1, 1);
+		cq = ib_alloc_cq(u->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(cq), "status 0x%x: a CQ", st);
+		if (!IS_ERR(cq))
+			ib_free_cq(cq);
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_CREATE_QP, st, 0xbad2, 1);
+		qp = ib_create_qp(u->pd, &qa);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(qp), "status 0x%x: a QP", st);
+		if (!IS_ERR(qp))
+			ib_destroy_qp(qp);
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_CREATE_SRQ, st, 0xbad3, 1);
+		srq = ib_create_srq(u->pd, &sa);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(srq), "status 0x%x: an SRQ",
+				      st);
+		if (!IS_ERR(srq))
+			ib_destroy_srq(srq);
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_CREATE_MKEY, st, 0xbad4, 1);
+		mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 16);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(mr), "status 0x%x: an MR", st);
+		if (!IS_ERR(mr))
+			ib_dereg_mr(mr);
+
+		mlx5sp_sim_fail_cmd(u->sim, MLX5_CMD_OP_QUERY_QP, st, 0xbad5, 1);
+		err = ib_query_qp(u->qp[0], &attr, IB_QP_STATE, &init);
+		KUNIT_EXPECT_LT_MSG(test, err, 0, "status 0x%x: a query", st);
+	}
+	hostile_still_works(test, u);
+}
+
+/*
+ * Queries whose every output byte after the status is garbage: QUERY_QP,
+ * QUERY_SRQ and QUERY_Q_COUNTER 64 times each, and the MANAGE_PAGES that
+ * returns pages (addresses and count garbage): no memory error, no
+ * unbounded work, and the device works after.
+ */
+static void hostile_cmd_outputs(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_attr ma = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct mlx5_eqe_page_req req = {};
+	struct rdma_hw_stats *hw = NULL;
+	struct ib_qp_init_attr init;
+	struct ib_srq_attr srq_attr;
+	struct ib_qp_attr attr;
+	u64 garbled0, before;
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+	u32 i;
+
+	garbled0 = cmds_garbled(u);
+	qa.send_cq = u->cq;
+	qa.recv_cq = u->cq;
+	qp = ib_create_qp(u->pd, &qa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &ma, IB_QP_STATE | IB_QP_PKEY_INDEX |
+					   IB_QP_PORT | IB_QP_ACCESS_FLAGS), 0);
+	for (i = 0; i < 64; i++) {
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_QUERY_QP, 1, i);
+		ib_query_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_CUR_STATE,
+			    &init);
+	}
+	ib_destroy_qp(qp);
+
+	srq = ib_create_srq(u->pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	for (i = 0; i < 64; i++) {
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_QUERY_SRQ, 1, 100 + i);
+		ib_query_srq(srq, &srq_attr);
+	}
+	ib_destroy_srq(srq);
+
+	if (u->ibdev->ops.alloc_hw_port_stats && u->ibdev->ops.get_hw_stats)
+		hw = u->ibdev->ops.alloc_hw_port_stats(u->ibdev, 1);
+	if (hw) {
+		for (i = 0; i < 64; i++) {
+			mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_QUERY_Q_COUNTER,
+					      1, 200 + i);
+			u->ibdev->ops.get_hw_stats(u->ibdev, hw, 1, 0);
+		}
+		rdma_free_hw_stats_struct(hw);
+	}
+
+	/* firmware gives pages back with a garbage list */
+	before = pages_settled(u);
+	for (i = 0; i < 4; i++) {
+		req.num_pages = cpu_to_be32(-8);
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_MANAGE_PAGES, 1, 300 + i);
+		KUNIT_ASSERT_TRUE(test, mlx5sp_sim_post_eqe(u->sim,
+				  MLX5_EVENT_TYPE_PAGE_REQUEST, 0, &req,
+				  sizeof(req)));
+		pages_settled(u);
+	}
+	kunit_info(test, "%llu outputs garbled; pages %llu before, %llu after\n",
+		   cmds_garbled(u) - garbled0, before, pages_settled(u));
+	KUNIT_EXPECT_GE(test, cmds_garbled(u) - garbled0, 64ULL * 2 + 4);
+	hostile_still_works(test, u);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
 	KUNIT_CASE_SLOW(hostile_cqes),
+	KUNIT_CASE(hostile_cmd_status),
+	KUNIT_CASE_SLOW(hostile_cmd_outputs),
 	{}
 };
 
