@@ -206,7 +206,7 @@ int sim_cmd_dealloc_uar(struct sim_cmd *c)
 	clear_bit(uar - SIM_UAR_FIRST, sim->uar_map);
 	if (page) {
 		sim_pollset_del(&sim->poll_uars, page);
-		synchronize_rcu();
+		synchronize_rcu_expedited();
 		/* a user mapping keeps its own reference */
 		put_page(page);
 	}

@@ -651,8 +651,8 @@ int sim_cmd_destroy_qp(struct sim_cmd *c)
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_RST);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock(&qp->sq_lock);
-	/* the engines let go of it before its buffers go back */
-	synchronize_rcu();
+	/* the engines let go of it before its buffers go back (cq.c) */
+	synchronize_rcu_expedited();
 	sim_qp_free(qp);
 	return 0;
 }

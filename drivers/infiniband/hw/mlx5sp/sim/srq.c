@@ -141,7 +141,7 @@ int sim_cmd_destroy_srq(struct sim_cmd *c)
 	xa_erase(&sim->srqs, srqn);
 	sim_lim_sub(sim, SIM_LIM_SRQ);
 	/* no responder still reads the buffer the driver frees next */
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	sim_srq_free(srq);
 	return 0;
 }
