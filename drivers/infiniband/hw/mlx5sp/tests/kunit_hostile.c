@@ -268,6 +268,18 @@ static u64 cmds_garbled(struct ulp *u)
 	return st.cmds_garbled;
 }
 
+/* A small RC QP (its CQs set by the caller) and SRQ, to create and drop. */
+static const struct ib_qp_init_attr hostile_small_qp = {
+	.qp_type = IB_QPT_RC,
+	.sq_sig_type = IB_SIGNAL_REQ_WR,
+	.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+		 .max_send_sge = 1, .max_recv_sge = 1 },
+};
+
+static const struct ib_srq_init_attr hostile_small_srq = {
+	.attr = { .max_wr = 4, .max_sge = 1 },
+};
+
 /* Statuses no PRM defines, and the PRM's own, on what a ULP creates. */
 static const u8 hostile_statuses[] = {
 	0x0b, 0x11, 0x52, 0x7f, 0xff, MLX5_CMD_STAT_NO_RES_ERR,
@@ -280,13 +292,8 @@ static const u8 hostile_statuses[] = {
  */
 static void hostile_cmd_status(struct kunit *test)
 {
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = hostile_small_qp;
+	struct ib_srq_init_attr sa = hostile_small_srq;
 	struct ulp *u = ulp_setup_flags(test, 0);
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr;
@@ -348,13 +355,8 @@ static void hostile_cmd_status(struct kunit *test)
  */
 static void hostile_cmd_outputs(struct kunit *test)
 {
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = hostile_small_qp;
+	struct ib_srq_init_attr sa = hostile_small_srq;
 	struct ib_qp_attr ma = { .qp_state = IB_QPS_INIT, .port_num = 1 };
 	struct ulp *u = ulp_setup_flags(test, 0);
 	struct mlx5_eqe_page_req req = {};
