@@ -71,6 +71,12 @@ static const u16 sim_op_hdrs[SIM_OP_NR] = {
 	[SIM_OP_READ_RESP_ONLY]	= SIM_HDR_AETH | SIM_HDR_PAYLOAD |
 				  SIM_HDR_FIRST | SIM_HDR_LAST,
 	[SIM_OP_ACK]		= SIM_HDR_AETH | SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_ATOMIC_ACK]	= SIM_HDR_AETH | SIM_HDR_ATMACK |
+				  SIM_HDR_FIRST | SIM_HDR_LAST,
+	[SIM_OP_CMP_SWAP]	= SIM_HDR_ATMETH | SIM_HDR_FIRST |
+				  SIM_HDR_LAST,
+	[SIM_OP_FETCH_ADD]	= SIM_HDR_ATMETH | SIM_HDR_FIRST |
+				  SIM_HDR_LAST,
 	[SIM_OP_SEND_LAST_INV]	= SIM_HDR_IETH | SIM_HDR_PAYLOAD |
 				  SIM_HDR_LAST,
 	[SIM_OP_SEND_ONLY_INV]	= SIM_HDR_IETH | SIM_HDR_PAYLOAD |
@@ -88,6 +94,8 @@ static u32 sim_ext_len(u16 hdrs)
 	return (hdrs & SIM_HDR_RETH ? sizeof(struct sim_reth) : 0) +
 	       (hdrs & SIM_HDR_DETH ? sizeof(struct sim_deth) : 0) +
 	       (hdrs & SIM_HDR_AETH ? sizeof(struct sim_aeth) : 0) +
+	       (hdrs & SIM_HDR_ATMETH ? sizeof(struct sim_atmeth) : 0) +
+	       (hdrs & SIM_HDR_ATMACK ? sizeof(struct sim_atmack) : 0) +
 	       (hdrs & (SIM_HDR_IMM | SIM_HDR_IETH) ? sizeof(__be32) : 0);
 }
 
@@ -206,6 +214,19 @@ static void sim_put_transport(u8 *h, const struct sim_tx_pkt *t, u8 pad)
 		put_unaligned_be32((u32)t->syndrome << 24 |
 				   (t->msn & SIM_PSN_MASK), h);
 		h += sizeof(struct sim_aeth);
+	}
+	if (t->hdrs & SIM_HDR_ATMETH) {
+		struct sim_atmeth *ae = (struct sim_atmeth *)h;
+
+		put_unaligned_be64(t->va, &ae->va);
+		put_unaligned_be32(t->rkey, &ae->rkey);
+		put_unaligned_be64(t->swap_add, &ae->swap_add);
+		put_unaligned_be64(t->compare, &ae->compare);
+		h += sizeof(*ae);
+	}
+	if (t->hdrs & SIM_HDR_ATMACK) {
+		put_unaligned_be64(t->orig, h);
+		h += sizeof(struct sim_atmack);
 	}
 	if (t->hdrs & (SIM_HDR_IMM | SIM_HDR_IETH))
 		memcpy(h, &t->imm, sizeof(t->imm));
@@ -448,6 +469,19 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 		pkt->msn = smsn & SIM_PSN_MASK;
 		h += sizeof(struct sim_aeth);
 	}
+	if (pkt->hdrs & SIM_HDR_ATMETH) {
+		const struct sim_atmeth *ae = (const struct sim_atmeth *)h;
+
+		pkt->va = get_unaligned_be64(&ae->va);
+		pkt->rkey = get_unaligned_be32(&ae->rkey);
+		pkt->swap_add = get_unaligned_be64(&ae->swap_add);
+		pkt->compare = get_unaligned_be64(&ae->compare);
+		h += sizeof(*ae);
+	}
+	if (pkt->hdrs & SIM_HDR_ATMACK) {
+		pkt->orig = get_unaligned_be64(h);
+		h += sizeof(struct sim_atmack);
+	}
 	if (pkt->hdrs & (SIM_HDR_IMM | SIM_HDR_IETH)) {
 		memcpy(&pkt->imm, h, sizeof(pkt->imm));
 		h += sizeof(pkt->imm);
@@ -590,4 +624,6 @@ void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
 	seq_printf(m, "rnr_naks_sent %lld\n",
 		   atomic64_read(&st->rnr_naks_sent));
 	seq_printf(m, "dup_reqs %lld\n", atomic64_read(&st->dup_reqs));
+	seq_printf(m, "atomics %lld\n", atomic64_read(&st->atomics));
+	seq_printf(m, "atomic_dups %lld\n", atomic64_read(&st->atomic_dups));
 }

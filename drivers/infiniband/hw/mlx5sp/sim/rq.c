@@ -315,7 +315,7 @@ static int sim_rq_read(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /* Memory is big-endian unless the host asked for its own endianness. */
-static bool sim_atomic_host_endian(struct mlx5sp_sim *sim)
+bool sim_atomic_host_endian(struct mlx5sp_sim *sim)
 {
 	return MLX5_GET(atomic_caps, sim->caps->cur[SIM_CAP_ATOMIC],
 			atomic_req_8B_endianness_mode);
@@ -359,6 +359,10 @@ static int sim_rq_atomic(struct sim_engine *eng, struct sim_qp *qp,
 			new = (__force u64)cpu_to_be64(new);
 	} while (cmpxchg64(p, old_raw, new) != old_raw);
 
+	r->atomic_old = old;
+	/* the wire's responder sends it in an AtomicAckETH (wire_resp.c) */
+	if (!r->dst)
+		return SIM_RESP_OK;
 	sim_cur_init(&d, r->dst->sge, r->dst->n);
 	if (sim_cur_write(r->req_sim, &d, &old_raw, sizeof(old_raw)))
 		return sim_rq_nak(qp, r, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0);

@@ -934,6 +934,7 @@ struct sim_resp_req {
 	u32 len;
 	u64 swap_add;
 	u64 compare;
+	u64 atomic_old;			/* out: an atomic's original value */
 	/* UD */
 	u32 qkey;
 	const struct sim_gid *sgid;
@@ -950,6 +951,7 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 		      struct sim_resp_req *r);
 bool sim_rq_flush(struct sim_qp *qp);
 
+bool sim_atomic_host_endian(struct mlx5sp_sim *sim);
 int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 			  struct sim_resp_req *r);
 /* sgl.c: scatter/gather lists and moving data between them */
@@ -1061,6 +1063,9 @@ struct sim_tx_pkt {
 	u32 qkey;
 	u32 sqpn;
 	__be32 imm;
+	u64 swap_add;			/* AtomicETH */
+	u64 compare;
+	u64 orig;			/* AtomicAckETH */
 };
 
 struct seq_file;

@@ -363,6 +363,9 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 		break;
 	}
 	atomic64_add(r->len, &qp->sim->estats.bytes);
+	if (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	    w->opcode == MLX5_OPCODE_ATOMIC_FA)
+		return sim_sq_done(qp, w, 8);
 	return sim_sq_done(qp, w,
 			   w->opcode == MLX5_OPCODE_RDMA_READ ? r->len : 0);
 }

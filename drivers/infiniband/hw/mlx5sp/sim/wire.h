@@ -4,8 +4,9 @@
  * headers as they are on the wire, and the state a QP keeps for packets.
  *
  * A frame: Ethernet (a VLAN tag if the GID has one), IPv4, UDP to 4791,
- * BTH, then at most one of RETH / DETH / AETH, then ImmDt or IETH, the
- * payload padded to 4 bytes, and the ICRC. Every field is big-endian;
+ * BTH, then at most one of RETH / DETH / AETH / AtomicETH, then ImmDt or
+ * IETH (or after an AETH, an AtomicAckETH), the payload padded to 4
+ * bytes, and the ICRC. Every field is big-endian;
  * the ICRC is a CRC32 stored little-endian (net.c).
  */
 #ifndef MLX5SP_SIM_WIRE_H
@@ -101,6 +102,17 @@ struct sim_aeth {
 	__be32 smsn;		/* syndrome, MSN */
 } __packed;
 
+struct sim_atmeth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;	/* the swap value, or what to add */
+	__be64 compare;
+} __packed;
+
+struct sim_atmack {
+	__be64 orig;		/* the value before the atomic */
+} __packed;
+
 /* ImmDt and IETH: one 32-bit word after the other extension headers */
 #define SIM_HDR_RETH		BIT(0)
 #define SIM_HDR_DETH		BIT(1)
@@ -110,6 +122,8 @@ struct sim_aeth {
 #define SIM_HDR_PAYLOAD		BIT(5)
 #define SIM_HDR_FIRST		BIT(6)	/* the first packet of a message */
 #define SIM_HDR_LAST		BIT(7)	/* ... its last (ONLY: both) */
+#define SIM_HDR_ATMETH		BIT(8)
+#define SIM_HDR_ATMACK		BIT(9)
 
 /* A packet as parsed from the wire, every field checked (net.c). */
 struct sim_rx_pkt {
@@ -124,6 +138,9 @@ struct sim_rx_pkt {
 	u64 va;			/* RETH */
 	u32 rkey;
 	u32 dmalen;
+	u64 swap_add;		/* AtomicETH (va, rkey above) */
+	u64 compare;
+	u64 orig;		/* AtomicAckETH */
 	u8 syndrome;		/* AETH */
 	u32 msn;
 	u32 qkey;		/* DETH */
@@ -158,6 +175,7 @@ struct sim_wire_req {
 	u32 una;		/* first PSN not acknowledged */
 	u32 len;		/* message bytes */
 	u32 rd_got;		/* READ: response bytes so far */
+	u64 atomic_orig;	/* atomic: the AtomicAckETH's value */
 	u8 *rd_buf;		/* READ: the response data (SIM_WIRE_MAX_MSG) */
 };
 
@@ -166,6 +184,19 @@ enum sim_wire_msg {
 	SIM_MSG_NONE,
 	SIM_MSG_SEND,
 	SIM_MSG_WRITE,
+};
+
+/*
+ * The responder's resources for atomics: what each one executed returned,
+ * by its PSN, to answer a duplicate without executing it again. As many
+ * as the device's log_max_ra_res_qp allows a QP (caps.c: 4).
+ */
+#define SIM_WIRE_ATOMIC_RES	16
+
+struct sim_wire_atomic_res {
+	bool valid;
+	u32 psn;
+	u64 orig;
 };
 
 struct sim_wire_resp {
@@ -179,6 +210,8 @@ struct sim_wire_resp {
 	u32 rkey;
 	u32 dmalen;
 	u8 *buf;		/* reassembly, READ data (SIM_WIRE_MAX_MSG) */
+	u8 atomic_next;		/* the res entry to use next */
+	struct sim_wire_atomic_res atomic_res[SIM_WIRE_ATOMIC_RES];
 };
 
 /* Counters of the wire, lockless. */
@@ -198,6 +231,8 @@ struct sim_net_stats {
 	atomic64_t naks_rcvd;
 	atomic64_t rnr_naks_sent;
 	atomic64_t dup_reqs;		/* duplicate requests answered */
+	atomic64_t atomics;		/* atomic requests executed */
+	atomic64_t atomic_dups;		/* ... answered again from the cache */
 };
 
 /* The wire of a device: its receive hook and queue (net.c). */

@@ -8,8 +8,13 @@
  * snd_psn (the QPC's next_send_psn), the last one asking for an ACK. An
  * RDMA READ is one request whose responses take as many PSNs as packets
  * they need; their data lands in rd_buf and goes to the WQE's scatter
- * list when the last one is in. What comes back (net.c, under sq_lock):
+ * list when the last one is in. An atomic (compare & swap, fetch & add)
+ * is one request with an AtomicETH; its ATOMIC_ACKNOWLEDGE carries the
+ * original value, which goes to the WQE's 8-byte scatter entry in the
+ * endianness the device's atomic caps name, as for a peer here (rq.c).
+ * What comes back (net.c, under sq_lock):
  *   ACK      una moves past its PSN; the last PSN acknowledged completes
+ *            (not a READ or an atomic: their responses complete them)
  *   NAK PSN sequence error: go back to its PSN, send from there at once
  *   RNR NAK  go back to its PSN, wait the timer it names, send again
  *   NAK (invalid request, remote access, remote operation): the WQE
@@ -55,6 +60,12 @@ static u8 sim_wire_req_op(u8 wqe_opcode, bool first, bool last)
 		return imm ? SIM_OP_SEND_LAST_IMM : SIM_OP_SEND_LAST;
 	}
 	return write ? SIM_OP_WRITE_MIDDLE : SIM_OP_SEND_MIDDLE;
+}
+
+static bool sim_wire_is_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
+	       wqe_opcode == MLX5_OPCODE_ATOMIC_FA;
 }
 
 static void sim_cur_skip(struct sim_cur *c, u64 off)
@@ -103,6 +114,21 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 		sim_net_send(qp->sim, &path, &t, NULL, 0);
 		return;
 	}
+	if (sim_wire_is_atomic(wq->wqe_opcode)) {
+		/* the same request again: the responder's cache answers */
+		t.opcode = SIM_TR_RC |
+			   (wq->wqe_opcode == MLX5_OPCODE_ATOMIC_CS ?
+			    SIM_OP_CMP_SWAP : SIM_OP_FETCH_ADD);
+		t.hdrs = SIM_HDR_ATMETH;
+		t.psn = psn;
+		t.ackreq = true;
+		t.va = r->raddr;
+		t.rkey = r->rkey;
+		t.swap_add = r->swap_add;
+		t.compare = r->compare;
+		sim_net_send(qp->sim, &path, &t, NULL, 0);
+		return;
+	}
 	off = d * mtu;
 	sim_cur_init(&c, r->src->sge, r->src->n);
 	sim_cur_skip(&c, off);
@@ -134,15 +160,11 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r)
 {
 	struct sim_wire_req *wq = &qp->wreq;
+	bool atomic = sim_wire_is_atomic(r->wqe_opcode);
 	struct sim_cur d;
+	u64 orig;
 
 	if (!wq->busy) {
-		if (r->wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
-		    r->wqe_opcode == MLX5_OPCODE_ATOMIC_FA) {
-			/* atomics are not on the wire yet */
-			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-			return SIM_WRES_ERR;
-		}
 		if (r->len > SIM_WIRE_MAX_MSG ||
 		    (r->wqe_opcode == MLX5_OPCODE_RDMA_READ && !wq->rd_buf)) {
 			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
@@ -152,11 +174,14 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 		wq->next = SIM_WIRE_WAITING;
 		wq->syndrome = 0;
 		wq->wqe_opcode = r->wqe_opcode;
-		wq->len = r->len;
+		/* an atomic's 8 bytes come back; sq.c checked it has room */
+		wq->len = atomic ? 8 : r->len;
 		wq->rd_got = 0;
+		wq->atomic_orig = 0;
 		wq->first_psn = wq->snd_psn;
 		wq->una = wq->first_psn;
-		wq->npkts = sim_wire_npkts(r->len, sim_wire_mtu(qp));
+		wq->npkts = atomic ? 1 : sim_wire_npkts(r->len,
+							sim_wire_mtu(qp));
 		wq->snd_psn = (wq->snd_psn + wq->npkts) & SIM_PSN_MASK;
 		sim_wire_req_send(qp, r, wq->first_psn);
 		return SIM_WRES_PENDING;
@@ -167,6 +192,17 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 		if (wq->syndrome) {
 			r->syndrome = wq->syndrome;
 			return SIM_WRES_ERR;
+		}
+		if (atomic) {
+			orig = wq->atomic_orig;
+			if (!sim_atomic_host_endian(qp->sim))
+				orig = (__force u64)cpu_to_be64(orig);
+			sim_cur_init(&d, r->dst->sge, r->dst->n);
+			if (sim_cur_write(qp->sim, &d, &orig, sizeof(orig))) {
+				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+				return SIM_WRES_ERR;
+			}
+			return SIM_WRES_OK;
 		}
 		if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || !wq->len)
 			return SIM_WRES_OK;
@@ -241,8 +277,9 @@ static void sim_wire_req_ack(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 	}
 	switch (type) {
 	case SIM_AETH_ACK:
-		/* a READ completes by its responses, not by an ACK */
-		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ)
+		/* a READ or an atomic completes by its responses */
+		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ ||
+		    sim_wire_is_atomic(wq->wqe_opcode))
 			return;
 		wq->una = (pkt->psn + 1) & SIM_PSN_MASK;
 		if (wq->una == ((wq->first_psn + wq->npkts) & SIM_PSN_MASK))
@@ -306,7 +343,28 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 		sim_wire_answer(qp, SIM_WIRE_ANSWERED);
 }
 
-/* An answer to our requests (ACK, NAK, READ response). Under sq_lock. */
+/* The ATOMIC_ACKNOWLEDGE of the busy atomic: its original value. */
+static void sim_wire_req_atomic_ack(struct sim_qp *qp,
+				    const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+
+	if (!sim_wire_is_atomic(wq->wqe_opcode) || pkt->psn != wq->una) {
+		/* an old or duplicate answer */
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if ((pkt->syndrome & SIM_AETH_TYPE_MASK) != SIM_AETH_ACK) {
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+	wq->atomic_orig = pkt->orig;
+	wq->una = (wq->una + 1) & SIM_PSN_MASK;
+	sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+}
+
+/* An answer to our requests (ACK, NAK, READ response, atomic ACK). */
 void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
@@ -326,8 +384,10 @@ void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 	case SIM_OP_READ_RESP_ONLY:
 		sim_wire_req_read_resp(qp, pkt);
 		break;
+	case SIM_OP_ATOMIC_ACK:
+		sim_wire_req_atomic_ack(qp, pkt);
+		break;
 	default:
-		/* atomics are not on the wire yet */
 		atomic64_inc(&qp->sim->net.st.rx_dropped);
 		break;
 	}

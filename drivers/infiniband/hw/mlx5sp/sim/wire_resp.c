@@ -13,9 +13,16 @@
  * message and whenever the requester asks), an RNR NAK when there was no
  * receive WQE (the message is dropped, the expected PSN goes back to its
  * first packet), or a NAK with the code of what rq.c refused.
+ * An atomic (AtomicETH) is executed by rq.c at once, as for a peer here
+ * (8-byte aligned, an rkey with atomic access, the QP's rae, else the NAK
+ * a ConnectX sends), and its original value goes back in an
+ * ATOMIC_ACKNOWLEDGE; the value is kept by its PSN in the QP's responder
+ * resources (SIM_WIRE_ATOMIC_RES of them, the oldest reused).
  * A PSN ahead of the expected one is a sequence error: one NAK until the
  * expected PSN comes. A PSN behind it is a duplicate: ACKed again, a
- * READ executed again (it changes nothing) and its responses re-sent.
+ * READ executed again (it changes nothing) and its responses re-sent, an
+ * atomic answered from the resources without being executed again (one
+ * no longer there is dropped: the requester has long had its answer).
  *
  * Runs in the engine under rcu_read_lock(), taking the QP's rq_lock.
  */
@@ -153,6 +160,89 @@ static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
 	}
 	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen);
+}
+
+static void sim_wire_atomic_ack(struct sim_qp *qp, u32 psn, u64 orig)
+{
+	struct sim_tx_pkt t = {
+		.opcode = SIM_TR_RC | SIM_OP_ATOMIC_ACK,
+		.hdrs = SIM_HDR_AETH | SIM_HDR_ATMACK,
+		.psn = psn & SIM_PSN_MASK,
+		.syndrome = SIM_AETH_ACK | SIM_AETH_NO_CREDITS,
+		.msn = qp->wresp.msn,
+		.orig = orig,
+	};
+
+	sim_wire_resp_send(qp, &t, NULL, 0);
+}
+
+static struct sim_wire_atomic_res *
+sim_wire_atomic_find(struct sim_wire_resp *wr, u32 psn)
+{
+	int i;
+
+	for (i = 0; i < SIM_WIRE_ATOMIC_RES; i++)
+		if (wr->atomic_res[i].valid && wr->atomic_res[i].psn == psn)
+			return &wr->atomic_res[i];
+	return NULL;
+}
+
+/* A duplicate atomic: its answer again, never the operation. */
+static void sim_wire_resp_atomic_dup(struct sim_qp *qp,
+				     const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_atomic_res *res;
+
+	res = sim_wire_atomic_find(&qp->wresp, pkt->psn);
+	if (!res) {
+		atomic64_inc(&qp->sim->net.st.rx_dropped);
+		return;
+	}
+	atomic64_inc(&qp->sim->net.st.atomic_dups);
+	sim_wire_atomic_ack(qp, pkt->psn, res->orig);
+}
+
+/* A compare & swap or fetch & add with the expected PSN. */
+static void sim_wire_resp_atomic(struct sim_engine *eng, struct sim_qp *qp,
+				 const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_wire_atomic_res *res;
+	struct sim_resp_req r;
+	int ret;
+
+	if (wr->msg != SIM_MSG_NONE) {
+		sim_wire_invalid(qp, pkt->psn);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.req_sim = qp->sim;
+	r.src_qpn = qp->remote_qpn;
+	r.wqe_opcode = pkt->op == SIM_OP_CMP_SWAP ? MLX5_OPCODE_ATOMIC_CS :
+						    MLX5_OPCODE_ATOMIC_FA;
+	r.raddr = pkt->va;
+	r.rkey = pkt->rkey;
+	r.len = 8;
+	r.swap_add = pkt->swap_add;
+	r.compare = pkt->compare;
+	r.sig = &eng->sig_log;
+	r.sig->n = 0;
+	ret = sim_rq_execute_locked(eng, qp, &r);
+	if (ret == SIM_RESP_NOT_READY)
+		return;
+	if (ret != SIM_RESP_OK) {
+		sim_wire_nak(qp, pkt->psn, sim_wire_nak_code(r.syndrome));
+		return;
+	}
+	atomic64_inc(&qp->sim->net.st.atomics);
+	res = &wr->atomic_res[wr->atomic_next];
+	wr->atomic_next = (wr->atomic_next + 1) % SIM_WIRE_ATOMIC_RES;
+	res->valid = true;
+	res->psn = pkt->psn;
+	res->orig = r.atomic_old;
+	wr->epsn = (wr->epsn + 1) & SIM_PSN_MASK;
+	wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
+	sim_wire_atomic_ack(qp, pkt->psn, r.atomic_old);
 }
 
 static u8 sim_wire_wqe_opcode(u8 op)
@@ -293,6 +383,9 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		atomic64_inc(&st->dup_reqs);
 		if (pkt->op == SIM_OP_READ_REQ)
 			sim_wire_resp_read(eng, qp, pkt, true);
+		else if (pkt->op == SIM_OP_CMP_SWAP ||
+			 pkt->op == SIM_OP_FETCH_ADD)
+			sim_wire_resp_atomic_dup(qp, pkt);
 		else
 			sim_wire_ack(qp, wr->epsn - 1,
 				     SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
@@ -320,6 +413,10 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		break;
 	case SIM_OP_READ_REQ:
 		sim_wire_resp_read(eng, qp, pkt, false);
+		break;
+	case SIM_OP_CMP_SWAP:
+	case SIM_OP_FETCH_ADD:
+		sim_wire_resp_atomic(eng, qp, pkt);
 		break;
 	default:
 		sim_wire_invalid(qp, pkt->psn);
