@@ -15,7 +15,17 @@
 # wire counters must move where the impairment makes it certain:
 # retransmits and local ACK timeouts under 5 % loss, duplicate requests
 # under 5 % loss and under duplication, sequence NAKs under reordering;
-# rxe's counters are shown. Then, without netem: a peer QP destroyed
+# rxe's counters are shown. Atomics under loss 5 % and duplicate 5 %:
+# wire_retry's atomic, WIRE_ATOMICS (200; 5 times that under duplication)
+# fetch & adds of 1, 4 in flight, and a quarter as many compare & swaps,
+# each way, on one counter: it
+# ends at exactly the number of operations and every original value comes
+# back once (nothing executed twice); the model as responder executed
+# exactly rxe's, and under duplication answered duplicates from its
+# responder resources (atomic_dups) without executing them. Without
+# netem, atomics refused: an address not 8-byte aligned (NAK invalid
+# request; model to rxe, rxe does not post one), an rkey without remote
+# atomic access (NAK remote access, each way). Then: a peer QP destroyed
 # after a first SEND gives IBV_WC_RETRY_EXC_ERR after (retry_cnt + 1)
 # local ACK timeouts, within IBTA's [1, 4] x 4.096 us x 2^timeout each
 # (timeout 12 / retry_cnt 3, and timeout 18 / retry_cnt 1), with as many
@@ -30,6 +40,7 @@
 . "$(dirname "$(readlink -f "$0")")/wire.bash"
 
 iters=${WIRE_ITERS:-20}
+natomic=${WIRE_ATOMICS:-200}
 size=5000
 # rxe's retransmissions under loss take its 67 ms timeouts
 export WIRE_PP_TIMEOUT=180
@@ -43,10 +54,10 @@ wire_setup wire-loss
 
 # c NAME: a counter of the model's wire
 c() { awk -v k="$1" '$1 == k { print $2 }' "$wire"; }
-snap() { for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent; do eval "b_$k=$(c $k)"; done; }
+snap() { for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent atomics atomic_dups; do eval "b_$k=$(c $k)"; done; }
 # d NAME: how far it moved since snap
 d() { local v; eval "v=\$b_$1"; echo $(($(c "$1") - v)); }
-deltas() { local k s=; for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent; do s+="$k +$(d $k) "; done; echo "$s"; }
+deltas() { local k s=; for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent atomics atomic_dups; do s+="$k +$(d $k) "; done; echo "$s"; }
 
 netem() {
 	tc qdisc replace dev vethB root netem "$@" || die "tc netem $* (vethB)"
@@ -85,6 +96,21 @@ impaired() {
 	rdma statistic show link rxe0/1 | tr -s ' ' | fold -s -w 100
 }
 
+# atomic_under NAME COUNT NETEM-ARGS...: wire_retry's atomic both ways
+atomic_under() {
+	local name=$1 n=$2
+	shift 2
+	netem "$@"
+	echo "== atomics, netem $* on both egresses"
+	snap
+	wire_prog atomic sp0 "$gs" rxe0 "$gr" "$n" 4
+	netem_off
+	echo "model's wire under $name: $(deltas)"
+	[ "$(d atomics)" = $((n + n / 4 + 1)) ] ||
+		die "atomics, $name: the model executed $(d atomics) of rxe's $((n + n / 4 + 1))"
+	ok "atomics, $name: counter exact both ways, the model executed each of rxe's $(d atomics) once, $(d atomic_dups) duplicates answered from its cache"
+}
+
 impaired "loss 1%" sp loss 1%
 impaired "loss 5%" "sp rxe" loss 5%
 for k in retransmits timeouts dup_reqs; do
@@ -97,6 +123,13 @@ ok "reorder: model sequence NAKs sent +$(d naks_sent), received +$(d naks_rcvd),
 impaired "duplicate 5%" rxe duplicate 5%
 [ "$(d dup_reqs)" -gt 0 ] || die "duplicate 5%: the model saw no duplicate request"
 ok "duplicate 5%: model duplicate requests +$(d dup_reqs)"
+atomic_under "loss 5%" "$natomic" loss 5%
+# cheap without loss: enough duplicates to be sure of some
+atomic_under "duplicate 5%" $((natomic * 5)) duplicate 5%
+[ "$(d atomic_dups)" -gt 0 ] ||
+	die "duplicate 5%: the model answered no duplicate atomic from its cache"
+wire_prog atomic-err sp0 "$gs" rxe0 "$gr" 0 0
+ok "atomics refused: model to rxe not 8-byte aligned (invalid request), an rkey without atomic access both ways (remote access)"
 
 # retry exhaustion: the model's timeouts count the retries, not the last
 # (as a ConnectX's local_ack_timeout_err); wire_retry checks the counters

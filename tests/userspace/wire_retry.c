@@ -23,6 +23,17 @@
  *	RDMA WRITEs from A read back by COUNT RDMA READs, and COUNT READs
  *	from B: every message arrives once, in order, with its own data
  *	(the script puts loss, reordering, duplication on the wire).
+ *   atomic COUNT DEPTH  COUNT fetch & adds of 1 from A to a counter in
+ *	B's memory, DEPTH at a time, then COUNT / 4 compare & swaps, each
+ *	moving it on by one, and one whose compare does not match; then
+ *	the same from B to A. Every original value returned is distinct
+ *	and in range, and the counter ends at exactly the number of adds
+ *	and swaps: no atomic executed twice, whatever the wire duplicated.
+ *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
+ *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
+ *	provider refuses to post one, so not from B), and one by an rkey
+ *	without remote atomic access, each way, in IBV_WC_REM_ACCESS_ERR;
+ *	the target unchanged (the responder's QP goes to ERR: no netem).
  *
  * With WIRE (a model device's debugfs wire file) and NAME=N pairs, each
  * counter NAME of it must move by exactly N over the SEND that fails in
@@ -53,6 +64,7 @@ struct end {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
+	struct ibv_mr *mr_na;	/* the same buffer, no remote atomic access */
 	unsigned char *buf;	/* receives / WRITE target */
 	unsigned char *src;	/* what it sends */
 	size_t buf_len;
@@ -63,6 +75,7 @@ struct end {
 
 static struct end a, b;
 static unsigned int nrecv;	/* stream: messages each way */
+static int rd_atomic = 1;	/* max_rd_atomic, max_dest_rd_atomic */
 
 static void fatal(const char *what, int err)
 {
@@ -111,8 +124,13 @@ static void open_end(struct end *e, const char *name, int gid_index,
 	memset(e->buf, 0, 2 * len);
 	e->mr = ibv_reg_mr(e->pd, e->buf, 2 * len,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ);
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!e->mr)
+		fatal("ibv_reg_mr", errno);
+	e->mr_na = ibv_reg_mr(e->pd, e->buf, 2 * len,
+			      IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_READ);
+	if (!e->mr_na)
 		fatal("ibv_reg_mr", errno);
 }
 
@@ -144,7 +162,7 @@ static void connect_one(struct end *e, struct end *peer,
 	at.qp_state = IBV_QPS_INIT;
 	at.port_num = 1;
 	at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			     IBV_ACCESS_REMOTE_READ;
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		fatal("INIT", errno);
@@ -153,7 +171,7 @@ static void connect_one(struct end *e, struct end *peer,
 	at.path_mtu = IBV_MTU_1024;
 	at.dest_qp_num = peer->qp->qp_num;
 	at.rq_psn = 0x123;
-	at.max_dest_rd_atomic = 1;
+	at.max_dest_rd_atomic = rd_atomic;
 	at.min_rnr_timer = p->min_rnr_timer;
 	at.ah_attr.is_global = 1;
 	at.ah_attr.grh.dgid = peer->gid;
@@ -170,7 +188,7 @@ static void connect_one(struct end *e, struct end *peer,
 	at.retry_cnt = p->retry_cnt;
 	at.rnr_retry = p->rnr_retry;
 	at.sq_psn = 0x123;
-	at.max_rd_atomic = 1;
+	at.max_rd_atomic = rd_atomic;
 	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			  IBV_QP_MAX_QP_RD_ATOMIC))
@@ -498,6 +516,154 @@ static void mode_stream(unsigned int count, unsigned int size)
 	stream_rdma(&b, &a, count, size, 3);
 }
 
+static void post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t id,
+			void *addr, uint64_t raddr, uint32_t rkey,
+			uint64_t add_swap, uint64_t compare)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = 8,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.compare_add = compare;
+		wr.wr.atomic.swap = add_swap;
+	} else {
+		wr.wr.atomic.compare_add = add_swap;
+	}
+	if (ibv_post_send(e->qp, &wr, &bad))
+		fatal("ibv_post_send (atomic)", errno);
+}
+
+/* One atomic's completion on @s: its status and opcode checked. */
+static int atomic_done(struct end *s, enum ibv_wc_opcode want,
+		       struct ibv_wc *wc)
+{
+	if (!poll_one(s, wc, WAIT_MS)) {
+		check(0, "atomic from %s: no completion", s->name);
+		return 0;
+	}
+	if (wc->status != IBV_WC_SUCCESS || wc->opcode != want) {
+		check(0, "atomic %llu from %s: %s, opcode %d (want %d)",
+		      (unsigned long long)wc->wr_id, s->name,
+		      ibv_wc_status_str(wc->status), wc->opcode, want);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * @count fetch & adds of 1 from @s to the counter at the start of @r's
+ * buffer, @depth outstanding, each original value into its own slot of
+ * @s's buffer; then compare & swaps. The counter is read directly: both
+ * ends are this process's memory.
+ */
+static void atomic_run(struct end *s, struct end *r, unsigned int count,
+		       unsigned int depth)
+{
+	volatile uint64_t *ctr = (volatile uint64_t *)r->buf;
+	uint64_t *res = (uint64_t *)s->buf;
+	unsigned int i, posted = 0, done = 0, ncas = count / 4, bad = 0;
+	unsigned char *seen = calloc(count, 1);
+	struct ibv_wc wc;
+	double t0 = now_ms();
+
+	if (!seen)
+		fatal("calloc", ENOMEM);
+	*ctr = 0;
+	memset(res, 0xff, (size_t)count * 8);
+	while (done < count) {
+		while (posted < count && posted - done < depth) {
+			post_atomic(s, IBV_WR_ATOMIC_FETCH_AND_ADD, posted,
+				    &res[posted], (uintptr_t)ctr, r->mr->rkey,
+				    1, 0);
+			posted++;
+		}
+		if (!atomic_done(s, IBV_WC_FETCH_ADD, &wc))
+			goto out;
+		if (wc.wr_id >= count || res[wc.wr_id] >= count ||
+		    seen[res[wc.wr_id]]++)
+			bad++;
+		done++;
+	}
+	check(!bad && *ctr == count,
+	      "%u fetch & adds %s -> %s, %u at a time: counter %llu (want %u), %u original values out of range or repeated (%.0f ms)",
+	      count, s->name, r->name, depth, (unsigned long long)*ctr, count,
+	      bad, now_ms() - t0);
+	/* each swap moves the counter on by one, from what it returned */
+	t0 = now_ms();
+	for (i = 0; i < ncas; i++) {
+		res[0] = ~0ULL;
+		post_atomic(s, IBV_WR_ATOMIC_CMP_AND_SWP, i, &res[0],
+			    (uintptr_t)ctr, r->mr->rkey, count + i + 1,
+			    count + i);
+		if (!atomic_done(s, IBV_WC_COMP_SWAP, &wc))
+			goto out;
+		if (res[0] != count + i)
+			bad++;
+	}
+	/* a compare that does not match: the value back, nothing swapped */
+	res[0] = ~0ULL;
+	post_atomic(s, IBV_WR_ATOMIC_CMP_AND_SWP, ncas, &res[0],
+		    (uintptr_t)ctr, r->mr->rkey, 12345, count + ncas + 1);
+	if (!atomic_done(s, IBV_WC_COMP_SWAP, &wc))
+		goto out;
+	check(!bad && res[0] == count + ncas && *ctr == count + ncas,
+	      "%u + 1 compare & swaps %s -> %s: counter %llu (want %u), last original %llu, %u wrong (%.0f ms)",
+	      ncas, s->name, r->name, (unsigned long long)*ctr, count + ncas,
+	      (unsigned long long)res[0], bad, now_ms() - t0);
+out:
+	free(seen);
+}
+
+/* A fetch & add from @s the responder @r refuses, on new QPs. */
+static void atomic_refused(struct end *s, struct end *r, int misaligned)
+{
+	static const struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+					    .rnr_retry = 7,
+					    .min_rnr_timer = 1 };
+	enum ibv_wc_status want = misaligned ? IBV_WC_REM_INV_REQ_ERR :
+					       IBV_WC_REM_ACCESS_ERR;
+	volatile uint64_t *ctr = (volatile uint64_t *)r->buf;
+	uint64_t before = *ctr;
+	struct ibv_wc wc;
+	int got;
+
+	connect_qps(&p, &p);
+	post_atomic(s, IBV_WR_ATOMIC_FETCH_AND_ADD, 7, s->buf,
+		    (uintptr_t)r->buf + (misaligned ? 4 : 0),
+		    misaligned ? r->mr->rkey : r->mr_na->rkey, 1, 0);
+	got = poll_one(s, &wc, WAIT_MS);
+	check(got && wc.status == want && *ctr == before,
+	      "fetch & add %s -> %s %s: %s (want %s), counter %s", s->name,
+	      r->name, misaligned ? "not 8-byte aligned" :
+	      "by an rkey without atomic access",
+	      got ? ibv_wc_status_str(wc.status) : "nothing",
+	      ibv_wc_status_str(want), *ctr == before ? "unchanged" : "CHANGED");
+}
+
+static void mode_atomic(unsigned int count, unsigned int depth)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+
+	connect_qps(&p, &p);
+	atomic_run(&a, &b, count, depth);
+	atomic_run(&b, &a, count, depth);
+}
+
+static void mode_atomic_err(void)
+{
+	atomic_refused(&a, &b, 1);
+	atomic_refused(&a, &b, 0);
+	atomic_refused(&b, &a, 0);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n1, n2;
@@ -506,7 +672,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -522,6 +688,11 @@ int main(int argc, char **argv)
 			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
 		len = 2 * n2;
 		nrecv = n1;
+	} else if (!strcmp(argv[1], "atomic")) {
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
+			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);
+		len = (size_t)n1 * 8;
+		rd_atomic = n2;
 	}
 	open_end(&a, argv[2], atoi(argv[3]), len);
 	open_end(&b, argv[4], atoi(argv[5]), len);
@@ -535,6 +706,10 @@ int main(int argc, char **argv)
 		mode_rnr(n1, n2, !strcmp(argv[1], "rnr"));
 	} else if (!strcmp(argv[1], "stream")) {
 		mode_stream(n1, n2);
+	} else if (!strcmp(argv[1], "atomic")) {
+		mode_atomic(n1, n2);
+	} else if (!strcmp(argv[1], "atomic-err")) {
+		mode_atomic_err();
 	} else {
 		fatal(argv[1], EINVAL);
 	}
