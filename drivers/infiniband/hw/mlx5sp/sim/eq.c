@@ -46,17 +46,32 @@ bool sim_eq_uses_uar(struct mlx5sp_sim *sim, u32 uar)
 	return used;
 }
 
-bool sim_eq_subscribed(struct mlx5sp_sim *sim, u8 type)
+/* The lowest-numbered EQ subscribed to @type; SIM_MAX_EQS if none. */
+static u32 sim_eq_for_type_locked(struct mlx5sp_sim *sim, u8 type)
+{
+	u32 i;
+
+	lockdep_assert_held(&sim->eq_lock);
+	for (i = 0; i < SIM_MAX_EQS; i++)
+		if (sim->eqs[i] && sim_eq_has_event(sim->eqs[i], type))
+			break;
+	return i;
+}
+
+static u32 sim_eq_for_type(struct mlx5sp_sim *sim, u8 type)
 {
 	unsigned long flags;
-	bool found = false;
-	int i;
+	u32 eqn;
 
 	spin_lock_irqsave(&sim->eq_lock, flags);
-	for (i = 0; i < SIM_MAX_EQS && !found; i++)
-		found = sim->eqs[i] && sim_eq_has_event(sim->eqs[i], type);
+	eqn = sim_eq_for_type_locked(sim, type);
 	spin_unlock_irqrestore(&sim->eq_lock, flags);
-	return found;
+	return eqn;
+}
+
+bool sim_eq_subscribed(struct mlx5sp_sim *sim, u8 type)
+{
+	return sim_eq_for_type(sim, type) < SIM_MAX_EQS;
 }
 
 /* Every 4 KiB page of the buffer the EQ will use must be usable memory. */
@@ -305,8 +320,7 @@ bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 	bool raise = false, written = false;
 	unsigned long flags;
 	u16 vector = 0;
-	u32 pi = 0;
-	int i;
+	u32 pi = 0, eqn;
 
 	if (sim_is_fatal(sim)) {
 		sim_stat_inc(sim, events_dropped);
@@ -317,12 +331,9 @@ bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 	eqe.data = *data;
 
 	spin_lock_irqsave(&sim->eq_lock, flags);
-	for (i = 0; i < SIM_MAX_EQS; i++) {
-		if (sim->eqs[i] && sim_eq_has_event(sim->eqs[i], type)) {
-			eq = sim->eqs[i];
-			break;
-		}
-	}
+	eqn = sim_eq_for_type_locked(sim, type);
+	if (eqn < SIM_MAX_EQS)
+		eq = sim->eqs[eqn];
 	if (eq) {
 		pi = eq->pi;
 		raise = sim_eq_write(sim, eq, &eqe);
@@ -395,16 +406,7 @@ bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn)
 /* The EQ of the port's events (the async EQ); SIM_MAX_EQS if none. */
 u32 sim_eq_async_eqn(struct mlx5sp_sim *sim)
 {
-	unsigned long flags;
-	u32 i;
-
-	spin_lock_irqsave(&sim->eq_lock, flags);
-	for (i = 0; i < SIM_MAX_EQS; i++)
-		if (sim->eqs[i] &&
-		    sim_eq_has_event(sim->eqs[i], MLX5_EVENT_TYPE_PORT_CHANGE))
-			break;
-	spin_unlock_irqrestore(&sim->eq_lock, flags);
-	return i;
+	return sim_eq_for_type(sim, MLX5_EVENT_TYPE_PORT_CHANGE);
 }
 
 /*
