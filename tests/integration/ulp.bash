@@ -165,11 +165,17 @@ nvme_up() {
 ios() { awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat"; }
 
 # trace_on EVENT...: an empty trace buffer and mlx5sp's EVENTs on;
-# trace_off: all of them off again.
+# trace_off: all of them off again. Without record-cmd: with it, enabling
+# an event also hooks sched_wakeup and sched_switch to record task names,
+# which patches the scheduler's wake-up path while every CPU runs it, and
+# QEMU's TCG once ran a stale int3 of that patch (an "Oops: int3" in
+# ttwu_do_activate during 80-nvmeof's disconnect, the CI rehearsal of
+# 08ce82d). The tests read only the events' own fields.
 tracefs=/sys/kernel/tracing
 trace_on() {
 	local e
 	mountpoint -q "$tracefs" || mount -t tracefs nodev "$tracefs" || die "no tracefs"
+	echo 0 >"$tracefs/options/record-cmd" || die "tracefs: record-cmd"
 	: >"$tracefs/trace"
 	for e in "$@"; do
 		echo 1 >"$tracefs/events/mlx5sp/$e/enable" || die "no trace event mlx5sp:$e"
