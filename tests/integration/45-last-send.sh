@@ -11,6 +11,12 @@
 # two devices (3 and 3 on the debug kernel). LAST_SEND_ROUNDS and CM_RUNS
 # override both counts (make stress: 200 runs of each); CM_READS puts that
 # many RDMA READs in flight ahead of the last SENDs (make stress: 16).
+# tests/userspace/cm_sig_shutdown.c is the same shutdown against a
+# signature-pipelining target (libmlx5sp): READ commands through
+# signature MKEYs, bad PI in a quarter of them (the QP stops in SQD, the
+# good responses are canceled, SQD -> RTS, bad responses sent), then 8
+# RDMA READs in flight and the last 16 SENDs, ERR and disconnect at once;
+# CM_RUNS runs of it too.
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
 # shellcheck source=tests/integration/ulp.bash
@@ -26,6 +32,8 @@ rounds=${LAST_SEND_ROUNDS:-$rounds} runs=${CM_RUNS:-$runs}
 reads=${CM_READS:-0}
 prog=$(test_prog last_send)
 cm=$(test_prog cm_shutdown -lrdmacm)
+cmsig=$(test_prog cm_sig_shutdown -I"$MLX5SP_TOP/userspace/include" \
+	"$MLX5SP_TOP/userspace/lib/pipeline.c" -lrdmacm)
 # shellcheck disable=SC2119 # no module parameters
 load
 # rdma_cm's user access: a module on the stock kernel, built in on debug
@@ -54,6 +62,11 @@ for ends in "10.77.0.1 10.77.0.1 loopback" "10.77.1.1 10.77.0.1 two-devices"; do
 	timeout $((300 + 5 * runs)) "$cm" "$1" "$2" "$runs" 32 "$reads" || rc=$?
 	[ $rc = 0 ] || die "cm_shutdown $3: status $rc"
 	ok "cm_shutdown $3: $runs runs in a row, $reads READs in flight, the target got every message ($(($(date +%s) - t0)) s)"
+	t0=$(date +%s)
+	rc=0
+	timeout $((300 + 10 * runs)) "$cmsig" "$1" "$2" "$runs" 16 8 || rc=$?
+	[ $rc = 0 ] || die "cm_sig_shutdown $3: status $rc"
+	ok "cm_sig_shutdown $3: $runs runs in a row, signature errors, cancels and SQD -> RTS, then 8 READs in flight and the last 16 SENDs: the target got every message ($(($(date +%s) - t0)) s)"
 done
 
 rdma link delete ls1 || die "rdma link delete ls1 failed"
