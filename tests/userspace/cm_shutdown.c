@@ -35,7 +35,7 @@
 #define PORT		18515
 #define MAX_MSGS	64
 #define MSG_LEN		64
-#define WAIT_MS		5000
+#define WAIT_MS		30000	/* a loaded debug kernel under TCG: a connect took over 5 s */
 #define MAX_READS	32
 #define READ_LEN	4096
 #define RD_DEPTH	16	/* READs the initiator keeps in flight */

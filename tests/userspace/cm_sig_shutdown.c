@@ -51,7 +51,7 @@
 #define PI		8
 #define APP_TAG		0x5a5a
 #define MSG_LEN		32
-#define WAIT_MS		10000
+#define WAIT_MS		30000	/* a loaded debug kernel under TCG: a connect took over 5 s */
 
 #define WRID_UMR	(1ULL << 60)
 #define WRID_DATA	(2ULL << 60)
