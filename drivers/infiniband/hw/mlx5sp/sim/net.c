@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * RoCEv2 frames on the netdev a model device is bound to, as a ConnectX
- * puts them on its port: Ethernet (with the GID's VLAN tag), IPv4, UDP to
- * port 4791, the IB transport headers (wire.h), the payload and the ICRC.
+ * puts them on its port: Ethernet (with the GID's VLAN tag), IPv4 or IPv6
+ * (by the GIDs: IPv4-mapped or not), UDP to port 4791, the IB transport
+ * headers (wire.h), the payload and the ICRC.
  *
  * Out: built here from a QP's address path or a UD address vector and
  * handed to dev_queue_xmit() on the bound netdev, from the engine thread
  * (or a command that runs the SQ), under the QP's sq_lock or rq_lock.
  *
- * In: an rx_handler on the bound netdev takes every IPv4 UDP frame to
- * port 4791, as a card's RoCE steering does before the host stack sees
+ * In: an rx_handler on the bound netdev takes every IPv4 or IPv6 UDP
+ * frame to port 4791, as a card's RoCE steering does before the host stack sees
  * it, so no ICMP port-unreachable answers and no socket in whatever
  * network namespace the netdev lives in (rxe binds a UDP tunnel socket in
  * init_net only; a model device may be bound in any namespace). The
@@ -38,9 +39,14 @@
 
 #define SIM_NET_RX_BUDGET	64	/* frames per engine pass */
 #define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
+#define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 #define SIM_DEFAULT_TTL		64
 
-/* The headers each RC opcode carries; 0: not an opcode the model takes. */
+/*
+ * The headers each RC opcode carries; 0: not an opcode the model takes.
+ * UC has SEND and RDMA WRITE of the same layout (opcodes up to
+ * SIM_OP_WRITE_ONLY_IMM), UD SEND only with a DETH.
+ */
 static const u16 sim_op_hdrs[SIM_OP_NR] = {
 	[SIM_OP_SEND_FIRST]	= SIM_HDR_PAYLOAD | SIM_HDR_FIRST,
 	[SIM_OP_SEND_MIDDLE]	= SIM_HDR_PAYLOAD,
@@ -120,31 +126,43 @@ static bool sim_gid_v4(const u8 *gid)
 
 /*
  * The ICRC (IBTA annex A17.3.3): CRC32 over 8 bytes of ones (the LRH a
- * RoCEv2 packet does not have), the IPv4 header with TOS, TTL and
- * checksum as ones, the UDP header with its checksum as ones, the BTH
- * with its reserved byte before the QPN as ones, then everything after
- * the BTH up to the ICRC. @l3: the IPv4 header; @len: bytes before the
- * ICRC.
+ * RoCEv2 packet does not have), the IP header with the fields routers
+ * change as ones (IPv4: TOS, TTL and checksum; IPv6: traffic class, flow
+ * label and hop limit), the UDP header with its checksum as ones, the
+ * BTH with its reserved byte before the QPN as ones, then everything
+ * after the BTH up to the ICRC. @l3: the IP header; @len: bytes before
+ * the ICRC; @v6: an IPv6 header, else IPv4.
  */
-static u32 sim_icrc(const u8 *l3, u32 len)
+static u32 sim_icrc(const u8 *l3, u32 len, bool v6)
 {
 	static const u8 ones[8] = { 0xff, 0xff, 0xff, 0xff,
 				    0xff, 0xff, 0xff, 0xff };
-	u8 hdr[SIM_L3_HDRS + sizeof(struct sim_bth)];
-	struct iphdr *ip = (struct iphdr *)hdr;
-	struct udphdr *udp = (struct udphdr *)(ip + 1);
+	u8 hdr[SIM_L3_HDRS6 + sizeof(struct sim_bth)];
+	u32 l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	u32 hlen = l3len + sizeof(struct udphdr) + sizeof(struct sim_bth);
+	struct udphdr *udp = (struct udphdr *)(hdr + l3len);
 	struct sim_bth *bth = (struct sim_bth *)(udp + 1);
+	struct ipv6hdr *ip6;
+	struct iphdr *ip;
 	u32 crc;
 
-	memcpy(hdr, l3, sizeof(hdr));
-	ip->tos = 0xff;
-	ip->ttl = 0xff;
-	ip->check = CSUM_MANGLED_0;
+	memcpy(hdr, l3, hlen);
+	if (v6) {
+		ip6 = (struct ipv6hdr *)hdr;
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+	} else {
+		ip = (struct iphdr *)hdr;
+		ip->tos = 0xff;
+		ip->ttl = 0xff;
+		ip->check = CSUM_MANGLED_0;
+	}
 	udp->check = CSUM_MANGLED_0;
 	bth->qpn |= cpu_to_be32(~SIM_QPN_MASK);
 	crc = crc32_le(~0U, ones, sizeof(ones));
-	crc = crc32_le(crc, hdr, sizeof(hdr));
-	crc = crc32_le(crc, l3 + sizeof(hdr), len - sizeof(hdr));
+	crc = crc32_le(crc, hdr, hlen);
+	crc = crc32_le(crc, l3 + hlen, len - hlen);
 	return ~crc;
 }
 
@@ -179,6 +197,7 @@ bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p)
 	memcpy(p->dgid, qp->rgid, sizeof(p->dgid));
 	p->ttl = MLX5_GET(ads, ads, hop_limit) ?: SIM_DEFAULT_TTL;
 	p->tos = MLX5_GET(ads, ads, tclass);
+	p->flow_label = MLX5_GET(ads, ads, flow_label);
 	p->sport = MLX5_GET(ads, ads, udp_sport) ?:
 		   0xc000 | (qp->qpn & 0x3fff);
 	return true;
@@ -232,9 +251,41 @@ static void sim_put_transport(u8 *h, const struct sim_tx_pkt *t, u8 pad)
 		memcpy(h, &t->imm, sizeof(t->imm));
 }
 
+/* The IPv4 header of a packet of @len bytes from its IP header on. */
+static void sim_put_ip4(struct iphdr *ip, const struct sim_tx_path *p,
+			u32 len)
+{
+	ip->version = 4;
+	ip->ihl = sizeof(*ip) / 4;
+	ip->tos = p->tos;
+	ip->tot_len = htons(len);
+	ip->id = 0;
+	ip->frag_off = htons(IP_DF);
+	ip->ttl = p->ttl;
+	ip->protocol = IPPROTO_UDP;
+	memcpy(&ip->saddr, p->sgid + 12, 4);
+	memcpy(&ip->daddr, p->dgid + 12, 4);
+	ip->check = 0;
+	ip->check = ip_fast_csum(ip, ip->ihl);
+}
+
+/* The IPv6 header: traffic class, flow label, hop limit from the path. */
+static void sim_put_ip6(struct ipv6hdr *ip6, const struct sim_tx_path *p,
+			u32 len)
+{
+	ip6_flow_hdr(ip6, p->tos,
+		     htonl(p->flow_label & 0xfffff));
+	ip6->payload_len = htons(len - sizeof(*ip6));
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = p->ttl;
+	memcpy(&ip6->saddr, p->sgid, sizeof(ip6->saddr));
+	memcpy(&ip6->daddr, p->dgid, sizeof(ip6->daddr));
+}
+
 /*
  * Build and send one packet: @paylen bytes from @payload (NULL when
- * there are none). Returns 0, or an errno when it was not sent (counted:
+ * there are none). IPv4 when both GIDs are IPv4-mapped, IPv6 when
+ * neither is. Returns 0, or an errno when it was not sent (counted:
  * the transport's retransmission covers it, as for a lost packet).
  */
 int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
@@ -248,20 +299,27 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	struct sim_cur d;
 	struct sk_buff *skb;
 	struct udphdr *udp;
-	struct iphdr *ip;
+	bool v6, v4;
+	u32 l3len;
+	__be16 proto;
+	u8 *l3;
 	int err;
 
 	if (!nd || !sim_net_up(sim) || !netif_running(nd)) {
 		err = -ENETDOWN;
 		goto err_count;
 	}
-	/* IPv6 and RoCEv1 GIDs do not go on the wire yet */
-	if (!sim_gid_v4(p->sgid) || !sim_gid_v4(p->dgid)) {
+	/* one family for both ends: an IPv4 GID cannot reach an IPv6 one */
+	v4 = sim_gid_v4(p->sgid);
+	v6 = !v4;
+	if (v4 != sim_gid_v4(p->dgid)) {
 		err = -EAFNOSUPPORT;
 		goto err_count;
 	}
+	l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	proto = v6 ? htons(ETH_P_IPV6) : htons(ETH_P_IP);
 	tlen = sizeof(struct sim_bth) + ext + paylen + pad + SIM_ICRC_LEN;
-	len = SIM_L3_HDRS + tlen;
+	len = l3len + sizeof(*udp) + tlen;
 	if (len > READ_ONCE(nd->mtu)) {
 		err = -EMSGSIZE;
 		goto err_count;
@@ -271,7 +329,7 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	skb_reserve(skb, LL_RESERVED_SPACE(nd) + SIM_L3_HDRS);
+	skb_reserve(skb, LL_RESERVED_SPACE(nd) + l3len + sizeof(*udp));
 	h = skb_put(skb, sizeof(struct sim_bth) + ext);
 	sim_put_transport(h, t, pad);
 	if (paylen) {
@@ -289,27 +347,24 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	udp->source = htons(p->sport);
 	udp->dest = htons(SIM_ROCE_UDP_PORT);
 	udp->len = htons(sizeof(*udp) + tlen);
-	udp->check = 0;			/* IPv4: none */
-	ip = skb_push(skb, sizeof(*ip));
+	/*
+	 * None, on IPv6 too: the ICRC covers the packet, rxe sends 0 and
+	 * its tunnel socket takes 0 (RFC 6935/6936 zero UDP checksums)
+	 */
+	udp->check = 0;
+	l3 = skb_push(skb, l3len);
 	skb_reset_network_header(skb);
-	ip->version = 4;
-	ip->ihl = sizeof(*ip) / 4;
-	ip->tos = p->tos;
-	ip->tot_len = htons(len);
-	ip->id = 0;
-	ip->frag_off = htons(IP_DF);
-	ip->ttl = p->ttl;
-	ip->protocol = IPPROTO_UDP;
-	memcpy(&ip->saddr, p->sgid + 12, 4);
-	memcpy(&ip->daddr, p->dgid + 12, 4);
-	ip->check = 0;
-	ip->check = ip_fast_csum(ip, ip->ihl);
-	put_unaligned_le32(sim_icrc((u8 *)ip, len - SIM_ICRC_LEN),
-			   (u8 *)ip + len - SIM_ICRC_LEN);
+	if (v6)
+		sim_put_ip6((struct ipv6hdr *)l3, p, len);
+	else
+		sim_put_ip4((struct iphdr *)l3, p, len);
+	put_unaligned_le32(sim_icrc(l3, len - SIM_ICRC_LEN, v6),
+			   l3 + len - SIM_ICRC_LEN);
 
-	skb->protocol = htons(ETH_P_IP);
+	skb->protocol = proto;
 	skb->dev = nd;
-	err = dev_hard_header(skb, nd, ETH_P_IP, p->dmac, p->smac, skb->len);
+	err = dev_hard_header(skb, nd, ntohs(proto), p->dmac, p->smac,
+			      skb->len);
 	if (err < 0) {
 		err = -EINVAL;
 		goto err_free_skb;
@@ -329,26 +384,48 @@ err_count:
 }
 
 /*
- * Softirq: take IPv4 UDP frames to 4791 for the engine, pass the rest.
- * The checks here only tell ours from others; the engine checks the rest.
+ * Is @skb (at its IP header) UDP to 4791 in IPv4 without options and
+ * fragments, or in IPv6 with UDP the next header (no extension headers,
+ * as a ConnectX's RoCE steering takes them)?
+ */
+static bool sim_net_is_roce(struct sk_buff *skb)
+{
+	const struct udphdr *udp;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *ip;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (!pskb_may_pull(skb, SIM_L3_HDRS))
+			return false;
+		ip = (const struct iphdr *)skb->data;
+		if (ip->version != 4 || ip->ihl != 5 ||
+		    ip->protocol != IPPROTO_UDP || ip_is_fragment(ip))
+			return false;
+		udp = (const struct udphdr *)(ip + 1);
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (!pskb_may_pull(skb, SIM_L3_HDRS6))
+			return false;
+		ip6 = (const struct ipv6hdr *)skb->data;
+		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		udp = (const struct udphdr *)(ip6 + 1);
+	} else {
+		return false;
+	}
+	return udp->dest == htons(SIM_ROCE_UDP_PORT);
+}
+
+/*
+ * Softirq: take IPv4 and IPv6 UDP frames to 4791 for the engine, pass
+ * the rest. The checks here only tell ours from others; the engine
+ * checks the rest.
  */
 static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct mlx5sp_sim *sim = rcu_dereference(skb->dev->rx_handler_data);
-	const struct udphdr *udp;
-	const struct iphdr *ip;
 
-	if (skb->pkt_type != PACKET_HOST || skb->protocol != htons(ETH_P_IP))
-		return RX_HANDLER_PASS;
-	if (!pskb_may_pull(skb, SIM_L3_HDRS))
-		return RX_HANDLER_PASS;
-	ip = (const struct iphdr *)skb->data;
-	if (ip->version != 4 || ip->ihl != 5 || ip->protocol != IPPROTO_UDP ||
-	    ip_is_fragment(ip))
-		return RX_HANDLER_PASS;
-	udp = (const struct udphdr *)(ip + 1);
-	if (udp->dest != htons(SIM_ROCE_UDP_PORT))
+	if (skb->pkt_type != PACKET_HOST || !sim_net_is_roce(skb))
 		return RX_HANDLER_PASS;
 
 	if (skb_queue_len(&sim->net.rxq) >= SIM_NET_RXQ_MAX) {
@@ -364,8 +441,11 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 	return RX_HANDLER_CONSUMED;
 }
 
-/* Is the IPv4 address @daddr one of the device's GIDs? */
-static bool sim_net_owns(struct mlx5sp_sim *sim, __be32 daddr)
+/*
+ * Is @dgid (an IPv6 address, IPv4-mapped for IPv4) one of the device's
+ * RoCE v2 GIDs?
+ */
+static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid)
 {
 	const struct sim_gid *g;
 	bool found = false;
@@ -375,31 +455,64 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, __be32 daddr)
 	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
 		g = &sim->ports[0].gids[i];
 		found = g->valid && g->version == MLX5_ROCE_VERSION_2 &&
-			sim_gid_v4(g->gid) && !memcmp(g->gid + 12, &daddr, 4);
+			!memcmp(g->gid, dgid, sizeof(g->gid));
 	}
 	spin_unlock(&sim->gid_lock);
 	return found;
 }
 
-/* Parse and check a frame (linear, at its IPv4 header). */
-static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
-			  struct sim_rx_pkt *pkt)
+/*
+ * The IP header of a frame: its length in @len, the addresses (as GIDs),
+ * TTL or hop limit, TOS or traffic class, flow label. The UDP checksum
+ * is not looked at (the ICRC covers the packet; rxe sends 0, on IPv6
+ * too).
+ */
+static bool sim_net_parse_ip(const u8 *l3, bool v6, u32 *len,
+			     struct sim_rx_pkt *pkt)
 {
+	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)l3;
 	const struct iphdr *ip = (const struct iphdr *)l3;
-	const struct udphdr *udp = (const struct udphdr *)(ip + 1);
+
+	if (v6) {
+		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		*len = sizeof(*ip6) + ntohs(ip6->payload_len);
+		memcpy(pkt->sgid, &ip6->saddr, sizeof(pkt->sgid));
+		memcpy(pkt->dgid, &ip6->daddr, sizeof(pkt->dgid));
+		/* IPv4 addresses come in IPv4 */
+		if (sim_gid_v4(pkt->sgid) || sim_gid_v4(pkt->dgid))
+			return false;
+		pkt->ttl = ip6->hop_limit;
+		pkt->tos = ip6_tclass(ip6_flowinfo(ip6));
+		pkt->flow_label = ntohl(ip6_flowlabel(ip6));
+		return true;
+	}
+	if (ip->version != 4 || ip->ihl != 5 || ip_fast_csum(ip, ip->ihl))
+		return false;
+	*len = ntohs(ip->tot_len);
+	ipv6_addr_set_v4mapped(ip->saddr, (struct in6_addr *)pkt->sgid);
+	ipv6_addr_set_v4mapped(ip->daddr, (struct in6_addr *)pkt->dgid);
+	pkt->ttl = ip->ttl;
+	pkt->tos = ip->tos;
+	return true;
+}
+
+/* Parse and check a frame (linear, at its IPv4 or IPv6 header). */
+static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
+			  bool v6, struct sim_rx_pkt *pkt)
+{
+	u32 l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	const struct udphdr *udp = (const struct udphdr *)(l3 + l3len);
 	const struct sim_bth *bth = (const struct sim_bth *)(udp + 1);
+	u32 min = l3len + sizeof(*udp) + sizeof(*bth) + SIM_ICRC_LEN;
 	struct sim_net_stats *st = &sim->net.st;
 	u32 len, tlen, hlen, paypad, pad, apsn;
 	const u8 *h;
 
-	if (avail < SIM_L3_HDRS + sizeof(*bth) + SIM_ICRC_LEN)
+	if (avail < min || !sim_net_parse_ip(l3, v6, &len, pkt) ||
+	    len > avail || len < min || ntohs(udp->len) != len - l3len)
 		goto bad;
-	len = ntohs(ip->tot_len);
-	if (ip->version != 4 || ip->ihl != 5 || len > avail ||
-	    len < SIM_L3_HDRS + sizeof(*bth) + SIM_ICRC_LEN ||
-	    ip_fast_csum(ip, ip->ihl) || ntohs(udp->len) != len - sizeof(*ip))
-		goto bad;
-	if (!sim_net_owns(sim, ip->daddr)) {
+	if (!sim_net_owns(sim, pkt->dgid)) {
 		atomic64_inc(&st->rx_not_ours);
 		return false;
 	}
@@ -415,6 +528,11 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 	switch (pkt->tr) {
 	case SIM_TR_RC:
 		break;
+	case SIM_TR_UC:
+		/* SEND and RDMA WRITE */
+		if (pkt->op > SIM_OP_WRITE_ONLY_IMM)
+			goto bad;
+		break;
 	case SIM_TR_UD:
 		if (pkt->op != SIM_OP_SEND_ONLY &&
 		    pkt->op != SIM_OP_SEND_ONLY_IMM)
@@ -422,12 +540,12 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 		pkt->hdrs |= SIM_HDR_DETH;
 		break;
 	default:
-		/* UC and the others are not on the model's wire (yet) */
+		/* RD, CNP, XRC and the rest are not on the model's wire */
 		atomic64_inc(&st->rx_dropped);
 		return false;
 	}
 
-	tlen = len - SIM_L3_HDRS;
+	tlen = len - l3len - sizeof(*udp);
 	hlen = sizeof(*bth) + sim_ext_len(pkt->hdrs);
 	if (tlen < hlen + SIM_ICRC_LEN)
 		goto bad;
@@ -435,7 +553,7 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 	pad = (bth->flags & SIM_BTH_PAD_MASK) >> SIM_BTH_PAD_SHIFT;
 	if (pad > paypad || (!(pkt->hdrs & SIM_HDR_PAYLOAD) && paypad))
 		goto bad;
-	if (sim_icrc(l3, len - SIM_ICRC_LEN) !=
+	if (sim_icrc(l3, len - SIM_ICRC_LEN, v6) !=
 	    get_unaligned_le32(l3 + len - SIM_ICRC_LEN)) {
 		atomic64_inc(&st->rx_bad_icrc);
 		return false;
@@ -488,10 +606,6 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 	}
 	pkt->payload = h;
 	pkt->paylen = paypad - pad;
-	ipv6_addr_set_v4mapped(ip->saddr, (struct in6_addr *)pkt->sgid);
-	ipv6_addr_set_v4mapped(ip->daddr, (struct in6_addr *)pkt->dgid);
-	pkt->ttl = ip->ttl;
-	pkt->tos = ip->tos;
 	return true;
 
 bad:
@@ -512,7 +626,8 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 	struct sim_qp *qp;
 
 	if (skb_linearize(skb) ||
-	    !sim_net_parse(sim, skb->data, skb->len, &pkt))
+	    !sim_net_parse(sim, skb->data, skb->len,
+			   skb->protocol == htons(ETH_P_IPV6), &pkt))
 		return;
 	atomic64_inc(&sim->net.st.rx_pkts);
 	qp = sim_qp_lookup(sim, pkt.dqpn);
@@ -523,6 +638,12 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 		    !(qp->st == MLX5_QP_ST_QP1 && pkt.dqpn == SIM_GSI_QPN))
 			goto no_qp;
 		sim_wire_ud_rx(eng, qp, &pkt);
+		return;
+	}
+	if (pkt.tr == SIM_TR_UC) {
+		if (qp->st != MLX5_QP_ST_UC)
+			goto no_qp;
+		sim_wire_resp_rx(eng, qp, &pkt);
 		return;
 	}
 	if (qp->st != MLX5_QP_ST_RC)
@@ -617,6 +738,8 @@ void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
 	seq_printf(m, "rx_not_ours %lld\n", atomic64_read(&st->rx_not_ours));
 	seq_printf(m, "rx_no_qp %lld\n", atomic64_read(&st->rx_no_qp));
 	seq_printf(m, "rx_dropped %lld\n", atomic64_read(&st->rx_dropped));
+	seq_printf(m, "uc_msgs_dropped %lld\n",
+		   atomic64_read(&st->uc_msgs_dropped));
 	seq_printf(m, "retransmits %lld\n", atomic64_read(&st->retransmits));
 	seq_printf(m, "timeouts %lld\n", atomic64_read(&st->timeouts));
 	seq_printf(m, "naks_sent %lld\n", atomic64_read(&st->naks_sent));

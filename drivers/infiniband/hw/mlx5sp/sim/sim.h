@@ -1045,6 +1045,7 @@ struct sim_tx_path {
 	u8 ttl;
 	u8 tos;
 	u16 sport;
+	u32 flow_label;			/* IPv6 */
 };
 
 /* What goes in a packet's transport headers. */
@@ -1101,6 +1102,7 @@ enum sim_wire_res {
 enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r);
 void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
+bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r);
 void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt);
 bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);

@@ -316,21 +316,39 @@ static enum sim_wqe_res sim_sq_wire_fail(struct sim_qp *qp,
 }
 
 /*
- * An RC WQE whose peer is not a model device of this kernel: RoCEv2 on
- * the netdev (wire_req.c), one WQE at a time. The retry and RNR budgets
- * are the QP's, as for a peer here.
+ * An RC or UC WQE whose peer is not a model device of this kernel:
+ * RoCEv2 on the netdev (wire_req.c), one RC WQE at a time. The retry and
+ * RNR budgets are the QP's, as for a peer here; UC has none.
  */
 static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 				    const struct sim_wqe *w,
 				    struct sim_resp_req *r)
 {
+	enum sim_wire_res res;
 	u8 timer;
 
-	/* UC and signature transfers are not on the wire yet */
-	if (qp->st != MLX5_QP_ST_RC || eng->lsgl.sig)
+	/* signature transfers on the wire are RC's */
+	if (eng->lsgl.sig && qp->st != MLX5_QP_ST_RC)
 		return sim_sq_wire_fail(qp, w,
 					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
-	switch (sim_wire_req_rc(eng, qp, r)) {
+	/* UC: the packets out, done; no ACK comes */
+	if (qp->st == MLX5_QP_ST_UC) {
+		if (!sim_wire_req_uc(qp, r))
+			return sim_sq_error(qp, w, r->syndrome);
+		atomic64_add(r->len, &qp->sim->estats.bytes);
+		return sim_sq_done(qp, w, 0);
+	}
+	res = sim_wire_req_rc(eng, qp, r);
+	/*
+	 * Errors of our signature keys (a SEND's or WRITE's gather list when
+	 * it first goes out, a READ's scatter list when its data is in):
+	 * SIGERR CQEs before the WQE's own, as on the direct path.
+	 */
+	if (r->sig->n &&
+	    sim_sig_log_cqes(qp->scq, qp->qpn, r->sig,
+			     w->opcode == MLX5_OPCODE_RDMA_READ))
+		sim_sq_sig_error(qp);
+	switch (res) {
 	case SIM_WRES_PENDING:
 		return sim_sq_wire_wait(qp);
 	case SIM_WRES_TIMEOUT:

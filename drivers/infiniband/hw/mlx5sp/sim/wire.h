@@ -3,7 +3,8 @@
  * RoCEv2 on the wire (IBTA vol. 1 ch. 9, annex A17): the transport
  * headers as they are on the wire, and the state a QP keeps for packets.
  *
- * A frame: Ethernet (a VLAN tag if the GID has one), IPv4, UDP to 4791,
+ * A frame: Ethernet (a VLAN tag if the GID has one), IPv4 or IPv6 (by
+ * the GIDs: IPv4-mapped or not), UDP to 4791,
  * BTH, then at most one of RETH / DETH / AETH / AtomicETH, then ImmDt or
  * IETH (or after an AETH, an AtomicAckETH), the payload padded to 4
  * bytes, and the ICRC. Every field is big-endian;
@@ -151,8 +152,9 @@ struct sim_rx_pkt {
 	/* the network header, for UD's GRH */
 	u8 sgid[16];
 	u8 dgid[16];
-	u8 ttl;
-	u8 tos;
+	u8 ttl;			/* or hop limit */
+	u8 tos;			/* or traffic class */
+	u32 flow_label;		/* IPv6 */
 };
 
 /* Requester of a QP on the wire, under sq_lock (wire_req.c). */
@@ -225,6 +227,7 @@ struct sim_net_stats {
 	atomic64_t rx_not_ours;		/* destination IP not in the GIDs */
 	atomic64_t rx_no_qp;		/* no QP, wrong type, not receiving */
 	atomic64_t rx_dropped;		/* out of window, stale, unsupported */
+	atomic64_t uc_msgs_dropped;	/* UC messages lost or not taken */
 	atomic64_t retransmits;		/* packets sent again */
 	atomic64_t timeouts;		/* local ACK timeouts */
 	atomic64_t naks_sent;

@@ -23,6 +23,11 @@
  * again from una (go-back-N), retry_cnt times, then
  * IBV_WC_RETRY_EXC_ERR; RNR NAKs rnr_retry times (7: forever), then
  * IBV_WC_RNR_RETRY_EXC_ERR (sq.c counts and decides).
+ *
+ * UC: a SEND or RDMA WRITE WQE is cut into packets the same way, with
+ * the UC opcodes, and completes when they are out: no ACKs, no
+ * retransmission; what is lost is lost (IBTA 9.7.2: the responder drops
+ * the rest of the message).
  */
 
 #include "sim.h"
@@ -97,6 +102,11 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 
 	if (d < 0 || d >= wq->npkts)
 		return;
+	/* through a signature key: the wire bytes made once, in rd_buf */
+	if (r->src && r->src->sig) {
+		sim_sgl_reset(r->src);
+		sim_sgl_add_kva(r->src, wq->rd_buf, wq->len);
+	}
 	if (!sim_net_path_qp(qp, &path)) {
 		atomic64_inc(&qp->sim->net.st.tx_dropped);
 		return;
@@ -153,6 +163,90 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 }
 
 /*
+ * A UC WQE whose peer is on the wire: its packets out, once, and done.
+ * SEND with invalidate is RC's (IBTA table 38: no UC opcode for it).
+ * Returns false (r->syndrome set) for what cannot go. Under sq_lock.
+ */
+bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r)
+{
+	u32 mtu = sim_wire_mtu(qp), npkts, i, off, n;
+	struct sim_tx_pkt t = {};
+	struct sim_tx_path path;
+	struct sim_cur c;
+
+	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL) {
+		r->syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		return false;
+	}
+	npkts = sim_wire_npkts(r->len, mtu);
+	if (!sim_net_path_qp(qp, &path)) {
+		/* sent into nothing: as a lost message, UC does not know */
+		atomic64_add(npkts, &qp->sim->net.st.tx_dropped);
+		qp->wreq.snd_psn = (qp->wreq.snd_psn + npkts) & SIM_PSN_MASK;
+		return true;
+	}
+	t.dqpn = qp->remote_qpn;
+	sim_cur_init(&c, r->src->sge, r->src->n);
+	for (i = 0, off = 0; i < npkts; i++, off += n) {
+		bool first = !i, last = i == npkts - 1;
+
+		n = min(mtu, r->len - off);
+		t.opcode = SIM_TR_UC | sim_wire_req_op(r->wqe_opcode, first,
+						       last);
+		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
+		t.psn = qp->wreq.snd_psn;
+		qp->wreq.snd_psn = (qp->wreq.snd_psn + 1) & SIM_PSN_MASK;
+		t.se = last && r->solicited;
+		t.va = r->raddr;
+		t.rkey = r->rkey;
+		t.dmalen = r->len;
+		t.imm = r->imm;
+		/* a packet not sent is lost: the cursor is, the PSNs go on */
+		if (sim_net_send(qp->sim, &path, &t, &c, n)) {
+			qp->wreq.snd_psn = (qp->wreq.snd_psn + npkts - i - 1) &
+					   SIM_PSN_MASK;
+			break;
+		}
+	}
+	return true;
+}
+
+/*
+ * The wire bytes of a SEND or WRITE whose gather list has an entry
+ * through a signature key, into rd_buf (a READ's, free for any other
+ * WQE) when it first goes out: its PI inserted, checked or stripped once,
+ * as the direct path does it once (xfer.c), the errors found in r->sig
+ * for sq.c's SIGERR CQEs; every packet and retransmission is cut from
+ * there. A READ's scatter list through a signature key gets its
+ * responses the same way (sim_wire_req_read_done).
+ */
+static int sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
+				struct sim_resp_req *r)
+{
+	struct sim_sge sge = { .kva = qp->wreq.rd_buf, .len = r->len };
+	struct sim_cur d, s;
+
+	sim_cur_init(&d, &sge, 1);
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig);
+}
+
+/* A READ's response data to its scatter list. */
+static int sim_wire_req_read_done(struct sim_engine *eng, struct sim_qp *qp,
+				  struct sim_resp_req *r)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_sge sge = { .kva = wq->rd_buf, .len = wq->len };
+	struct sim_cur d, s;
+
+	sim_cur_init(&d, r->dst->sge, r->dst->n);
+	if (!r->dst->sig)
+		return sim_cur_write(qp->sim, &d, wq->rd_buf, wq->len);
+	sim_cur_init(&s, &sge, 1);
+	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, wq->len, r->sig);
+}
+
+/*
  * An RC WQE at the SQ head whose peer is on the wire, @r decoded from it
  * (again at each call). Under sq_lock.
  */
@@ -169,6 +263,16 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 		    (r->wqe_opcode == MLX5_OPCODE_RDMA_READ && !wq->rd_buf)) {
 			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 			return SIM_WRES_ERR;
+		}
+		if (r->src && r->src->sig) {
+			if (!wq->rd_buf) {
+				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+				return SIM_WRES_ERR;
+			}
+			if (sim_wire_req_sig_src(eng, qp, r)) {
+				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+				return SIM_WRES_ERR;
+			}
 		}
 		wq->busy = true;
 		wq->next = SIM_WIRE_WAITING;
@@ -206,8 +310,7 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 		}
 		if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || !wq->len)
 			return SIM_WRES_OK;
-		sim_cur_init(&d, r->dst->sge, r->dst->n);
-		if (sim_cur_write(qp->sim, &d, wq->rd_buf, wq->len)) {
+		if (sim_wire_req_read_done(eng, qp, r)) {
 			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 			return SIM_WRES_ERR;
 		}
@@ -412,6 +515,7 @@ bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 	memcpy(path.dgid, av->rgid, sizeof(path.dgid));
 	path.ttl = READ_ONCE(av->hop_limit) ?: 64;
 	path.tos = READ_ONCE(av->tclass);
+	path.flow_label = be32_to_cpu(READ_ONCE(av->grh_gid_fl)) & 0xfffff;
 	path.sport = be16_to_cpu(READ_ONCE(av->udp_sport)) ?:
 		     0xc000 | (qp->qpn & 0x3fff);
 	t.opcode = SIM_TR_UD | (imm ? SIM_OP_SEND_ONLY_IMM : SIM_OP_SEND_ONLY);
@@ -457,7 +561,7 @@ void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
 }
 
 /*
- * INIT2RTR of an RC QP whose peer (the new path's rgid) is not a model
+ * INIT2RTR of an RC or UC QP whose peer (the new path's rgid) is not a model
  * device here: the buffers the wire needs. Without them (no memory) the
  * QP still works; its READs and incoming messages fail. Sleeps; before
  * the command takes the QP's locks (the QP is not receiving yet).
@@ -465,10 +569,11 @@ void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
 void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc)
 {
 	const void *ads = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
+	bool rc = qp->st == MLX5_QP_ST_RC;
 	bool local;
 
-	if (qp->st != MLX5_QP_ST_RC || !sim_net_up(qp->sim) ||
-	    (qp->wreq.rd_buf && qp->wresp.buf))
+	if ((!rc && qp->st != MLX5_QP_ST_UC) || !sim_net_up(qp->sim) ||
+	    ((qp->wreq.rd_buf || !rc) && qp->wresp.buf))
 		return;
 	rcu_read_lock();
 	local = sim_fabric_find_gid(MLX5_ADDR_OF(ads, ads, rgid_rip),
@@ -476,7 +581,8 @@ void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc)
 	rcu_read_unlock();
 	if (local)
 		return;
-	if (!qp->wreq.rd_buf)
+	/* UC has no READ */
+	if (rc && !qp->wreq.rd_buf)
 		qp->wreq.rd_buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);
 	if (!qp->wresp.buf)
 		qp->wresp.buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);

@@ -24,6 +24,14 @@
  * atomic answered from the resources without being executed again (one
  * no longer there is dropped: the requester has long had its answer).
  *
+ * UC (IBTA 9.7.5.1, 9.8.3): SEND and RDMA WRITE packets are gathered and
+ * delivered the same way, with no ACK or NAK ever. A PSN other than the
+ * expected one means packets were lost: the message in progress is
+ * dropped, and so is every packet up to the next FIRST or ONLY, which
+ * starts a message at its own PSN. A message rq.c does not take (no
+ * receive WQE, a bad rkey or length) or one that breaks the rules is
+ * dropped silently too; the QP stays as it is.
+ *
  * Runs in the engine under rcu_read_lock(), taking the QP's rq_lock.
  */
 
@@ -73,10 +81,17 @@ static u8 sim_wire_nak_code(u8 cqe_syndrome)
 	}
 }
 
-/* A request the responder cannot take: NAK, and the QP goes to ERR. */
+/*
+ * A request the responder cannot take: NAK, and the QP goes to ERR. UC:
+ * the message is dropped, up to the next FIRST or ONLY.
+ */
 static void sim_wire_invalid(struct sim_qp *qp, u32 psn)
 {
 	qp->wresp.msg = SIM_MSG_NONE;
+	if (qp->st == MLX5_QP_ST_UC) {
+		atomic64_inc(&qp->sim->net.st.uc_msgs_dropped);
+		return;
+	}
 	sim_wire_nak(qp, psn, SIM_NAK_INV_REQ);
 	sim_qp_set_error(qp);
 	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR,
@@ -288,6 +303,14 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 	r.rkey = wr->rkey;
 	wr->msg = SIM_MSG_NONE;
 	res = sim_rq_execute_locked(eng, qp, &r);
+	if (qp->st == MLX5_QP_ST_UC) {
+		/* no answer: what rq.c did not take is gone */
+		if (res == SIM_RESP_OK)
+			wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
+		else
+			atomic64_inc(&qp->sim->net.st.uc_msgs_dropped);
+		return;
+	}
 	switch (res) {
 	case SIM_RESP_OK:
 		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
@@ -340,7 +363,7 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 	wr->epsn = (wr->epsn + 1) & SIM_PSN_MASK;
 	if (last)
 		sim_wire_resp_deliver(eng, qp, pkt, msg);
-	else if (pkt->ackreq)
+	else if (pkt->ackreq && qp->st != MLX5_QP_ST_UC)
 		sim_wire_ack(qp, pkt->psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
 	return;
 
@@ -356,7 +379,36 @@ static bool sim_wire_receiving(struct sim_qp *qp)
 	       state == MLX5_QP_STATE_SQD || state == MLX5_QP_STATE_SQER;
 }
 
-/* An RC request for @qp. */
+/* A UC SEND or RDMA WRITE packet (net.c checked the opcode). */
+static void sim_wire_resp_uc(struct sim_engine *eng, struct sim_qp *qp,
+			     const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	bool first = pkt->hdrs & SIM_HDR_FIRST;
+
+	if (pkt->psn != wr->epsn || first) {
+		/* packets lost, or a new message: the one in progress is gone */
+		if (wr->msg != SIM_MSG_NONE) {
+			wr->msg = SIM_MSG_NONE;
+			atomic64_inc(&st->uc_msgs_dropped);
+		}
+		if (!first) {
+			atomic64_inc(&st->rx_dropped);
+			return;
+		}
+		wr->epsn = pkt->psn;
+	} else if (wr->msg == SIM_MSG_NONE) {
+		/* the rest of a message dropped before: wait for a FIRST */
+		wr->epsn = (pkt->psn + 1) & SIM_PSN_MASK;
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	sim_wire_resp_msg(eng, qp, pkt, pkt->op <= SIM_OP_SEND_ONLY_IMM ?
+				       SIM_MSG_SEND : SIM_MSG_WRITE);
+}
+
+/* An RC or UC request for @qp. */
 void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		      const struct sim_rx_pkt *pkt)
 {
@@ -367,6 +419,10 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 	spin_lock(&qp->rq_lock);
 	if (!sim_wire_receiving(qp)) {
 		atomic64_inc(&st->rx_no_qp);
+		goto unlock;
+	}
+	if (qp->st == MLX5_QP_ST_UC) {
+		sim_wire_resp_uc(eng, qp, pkt);
 		goto unlock;
 	}
 	d = sim_psn_diff(pkt->psn, wr->epsn);
@@ -433,7 +489,9 @@ void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
 	struct sim_gid sgid = {
 		.valid = true,
 		.version = MLX5_ROCE_VERSION_2,
-		.l3_type = MLX5_ROCE_L3_TYPE_IPV4,
+		.l3_type = ipv6_addr_v4mapped((const struct in6_addr *)
+					      pkt->sgid) ?
+			   MLX5_ROCE_L3_TYPE_IPV4 : MLX5_ROCE_L3_TYPE_IPV6,
 	};
 	struct sim_resp_req r = {
 		.req_sim = qp->sim,
