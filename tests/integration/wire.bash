@@ -37,6 +37,10 @@ wire_cleanup() {
 	if declare -F wire_cleanup_hook >/dev/null; then
 		wire_cleanup_hook || true
 	fi
+	if [ -n "${tpid:-}" ]; then
+		kill "$tpid" 2>/dev/null
+		tpid=
+	fi
 	rdma link delete rxe0 2>/dev/null || true
 	ip netns exec $ns rdma link delete sp0 2>/dev/null || true
 	ip netns del $ns 2>/dev/null || true
@@ -117,4 +121,92 @@ wire_pingpong() {
 	! grep -qi "invalid data" "$work/srv" "$work/cli" ||
 		{ cat "$work/srv" "$work/cli"; die "$prog $*: invalid data"; }
 	ok "$prog $* server on $side: $out"
+}
+
+# wire_capture_start: dumpcap on vethB (both sides' packets) into $cap
+# until wire_capture_check; dumpcap, not tshark -i: that starts every
+# extcap helper first (minutes under TCG)
+wire_capture_start() {
+	local _
+	cap=$work/veth.pcap
+	dumpcap -i vethB -P -w "$cap" -q 2>"$work/dumpcap.log" &
+	tpid=$!
+	for _ in $(seq 150); do
+		[ -s "$cap" ] && break
+		sleep 0.2
+	done
+	[ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
+}
+
+# wire_capture_check MIN: stop the capture; tshark's InfiniBand (RoCE)
+# dissector reads it without a malformed packet or an expert error and
+# finds at least MIN RoCEv2 packets, and the ICRC of every one (both
+# sides') is recomputed here and must match
+wire_capture_check() {
+	local min=$1 bad n
+	# tshark 4.0's RPC-over-RDMA heuristic takes any SEND payload and
+	# throws on one shorter than its header (perftest -R's 4-byte
+	# synchronisation SENDs, rxe's as the model's): "Malformed Packet:
+	# RPCoRDMA"; none of these captures is RPC over RDMA
+	local ts="tshark --disable-heuristic rpcrdma_infiniband"
+	sleep 1
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null || true
+	tpid=
+	bad=$($ts -r "$cap" -Y '_ws.malformed || _ws.expert.severity >= error' 2>/dev/null | head -n 20)
+	if [ -n "$bad" ]; then
+		echo "$bad"
+		# the capture, for a look: the VM run's results directory
+		[ -n "${MLX5SP_RESULTS:-}" ] && cp "$cap" "$MLX5SP_RESULTS/"
+		die "tshark: malformed packets or errors"
+	fi
+	n=$($ts -r "$cap" -Y 'infiniband' 2>/dev/null | wc -l)
+	[ "$n" -ge "$min" ] || die "tshark: only $n InfiniBand packets (want $min)"
+	ok "tshark: $n RoCEv2 packets, none malformed, no expert error"
+
+	# the ICRC of every RoCEv2 packet, recomputed (IBTA A17.3.3: CRC32
+	# over 8 bytes of ones, IPv4 header with TOS/TTL/checksum as ones,
+	# UDP with its checksum as ones, BTH with resv8a as ones, the rest;
+	# little-endian)
+	/usr/bin/python3 - "$cap" "$ipa" <<'PY' || die "ICRC check failed"
+import struct, sys, zlib, socket
+f = open(sys.argv[1], 'rb').read()
+mine = socket.inet_aton(sys.argv[2])
+magic, = struct.unpack('<I', f[:4])
+assert magic == 0xa1b2c3d4, hex(magic)
+off, n, bad, byside = 24, 0, 0, {True: 0, False: 0}
+while off < len(f):
+    _, _, incl, _ = struct.unpack('<IIII', f[off:off + 16])
+    pkt = f[off + 16:off + 16 + incl]
+    off += 16 + incl
+    eth = 14
+    if pkt[12:14] == b'\x81\x00':
+        eth = 18
+    if pkt[eth - 2:eth] != b'\x08\x00':
+        continue
+    ip = pkt[eth:]
+    if ip[9] != 17 or (ip[0] & 0xf) != 5:
+        continue
+    tot = struct.unpack('>H', ip[2:4])[0]
+    if struct.unpack('>H', ip[22:24])[0] != 4791:
+        continue
+    ip = bytearray(ip[:tot])
+    m = bytearray(ip[:tot - 4])
+    m[1] = 0xff; m[8] = 0xff; m[10:12] = b'\xff\xff'
+    m[26:28] = b'\xff\xff'
+    m[28 + 4] = 0xff
+    want = zlib.crc32(b'\xff' * 8 + bytes(m)) & 0xffffffff
+    got, = struct.unpack('<I', ip[tot - 4:tot])
+    n += 1
+    byside[bytes(ip[12:16]) == mine] += 1
+    if want != got:
+        bad += 1
+        if bad < 5:
+            print('bad ICRC: src %s op 0x%02x got %08x want %08x' %
+                  (socket.inet_ntoa(ip[12:16]), ip[28], got, want))
+print('ICRC: %d packets (%d from the model, %d from rxe), %d bad' %
+      (n, byside[True], byside[False], bad))
+sys.exit(1 if bad or not byside[True] or not byside[False] else 0)
+PY
+	ok "ICRC valid on every RoCEv2 packet of the capture"
 }

@@ -1,0 +1,182 @@
+#!/bin/bash
+# RoCEv2 on the wire against rxe, with the connection managers and the
+# benchmarks (issue 16, acceptance 1 and 3): the veth pair of
+# 55-wire-rxe.sh (wire.bash: sp0 on vethA in netns sp, rxe0 on vethB).
+# rping (rdma_cm: its CM MADs are GSI datagrams on the wire, then RC
+# SENDs, RDMA READs and WRITEs), server on either side, WIRE_RPING (10)
+# pings with their data checked (-V) and every one echoed (-v); perftest
+# ib_send_bw, ib_write_bw, ib_read_bw (WIRE_PERF_BW (100) messages of
+# 4 KiB) and ib_send_lat, ib_write_lat, ib_read_lat (WIRE_PERF_LAT (100)
+# iterations of 64 bytes), server on either side, their connection
+# exchanged over TCP across the namespaces, and ib_send_bw and
+# ib_read_lat once more each way with -R (rdma_cm); the READ tests with
+# -o the smaller max_qp_rd_atom of the two. Each run: both ends exit 0
+# within WIRE_PERF_TIMEOUT (120 s), the client prints its result line
+# with the size and the iteration count asked for and a bandwidth above
+# zero, or latencies with 0 < min <= typical, min <= average <= max
+# (unless perftest says its clock calibration failed: then no numbers).
+# tshark captures vethB: no malformed packet, no expert error, every
+# ICRC valid (wire.bash); the model's wire counters show no bad ICRC or
+# header. WIRE_PERF_BASELINE=1: the same benchmarks from rxe0 to itself
+# afterwards, for comparison.
+# shellcheck source=tests/integration/lib.bash
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+# shellcheck source=tests/integration/wire.bash
+. "$(dirname "$(readlink -f "$0")")/wire.bash"
+
+npings=${WIRE_RPING:-10}
+nbw=${WIRE_PERF_BW:-100}
+nlat=${WIRE_PERF_LAT:-100}
+t=${WIRE_PERF_TIMEOUT:-120}
+
+wire_setup wire-perf
+modprobe rdma_ucm
+wire_capture_start
+
+# sides SERVER-SIDE: the server's and the client's device, GID, command
+# prefix and the server's address
+sides() {
+	if [ "$1" = sp ]; then
+		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
+		cdev=rxe0; cg=$gr; cexec=""; srv=$ipa
+	else
+		sdev=rxe0; sg=$gr; sexec=""
+		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
+	fi
+}
+
+# listening EXEC PORT CM: wait until a server listens on PORT (TCP, or
+# an rdma_cm ID when CM is 1)
+listening() {
+	local _
+	for _ in $(seq 150); do
+		if [ "$3" = 1 ]; then
+			$1 rdma resource show cm_id 2>/dev/null |
+				grep -Eq "LISTEN.*:$2( |$)" && return 0
+		else
+			$1 ss -ltn | grep -q ":$2 " && return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# rping_run SERVER-SIDE
+rping_run() {
+	local side=$1 rc=0 n spid
+	sides "$side"
+	$sexec timeout "$t" rping -s -a $srv -p 7174 -V -v >"$work/srv" 2>&1 &
+	spid=$!
+	listening "$sexec" 7174 1 || { cat "$work/srv"; die "rping server on $side: not listening"; }
+	$cexec timeout "$t" rping -c -a $srv -p 7174 -C "$npings" -V -v >"$work/cli" 2>&1 || rc=$?
+	wait $spid || { cat "$work/srv" "$work/cli"; die "rping (server on $side): server failed"; }
+	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "rping (server on $side): client rc $rc"; }
+	for f in srv cli; do
+		n=$(grep -c "ping data: rdma-ping-" "$work/$f")
+		[ "$n" = "$npings" ] || { cat "$work/$f"; die "rping (server on $side): $f saw $n pings of $npings"; }
+	done
+	ok "rping server on $side: $npings pings each way, data verified"
+}
+
+# perf PROG SERVER-SIDE ARGS...: one perftest run, server on SERVER-SIDE;
+# -n and -s are in ARGS; -R in ARGS: rdma_cm
+perf() {
+	local prog=$1 side=$2 rc=0 spid cm=0 port line size iters a what
+	shift 2
+	what="$prog $* server on $side"
+	sides "$side"
+	port=$((18600 + checks))
+	for a in "$@"; do
+		[ "$a" = -R ] && cm=1
+	done
+	size=$(echo " $* " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+	iters=$(echo " $* " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')
+	$sexec timeout "$t" "$prog" -d $sdev -x "$sg" -p $port -F "$@" >"$work/srv" 2>&1 &
+	spid=$!
+	listening "$sexec" $port $cm || { cat "$work/srv"; die "$prog server on $side: not listening"; }
+	$cexec timeout "$t" "$prog" -d $cdev -x "$cg" -p $port -F "$@" $srv >"$work/cli" 2>&1 || rc=$?
+	wait $spid || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): server failed"; }
+	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): client rc $rc"; }
+	# the line under the "#bytes" header: bw: bytes iterations peak
+	# average msgrate; lat: bytes iterations min max typical average ...
+	line=$(awk '/^ *#bytes/ { getline; print; exit }' "$work/cli")
+	# shellcheck disable=SC2086 # the fields
+	set -- $line
+	[ "${1:-}" = "$size" ] && [ "${2:-}" = "$iters" ] ||
+		{ cat "$work/srv" "$work/cli"; die "$prog (server on $side): no result line for $size bytes x $iters"; }
+	# perftest converts cycles to time with a CPU MHz it calibrates
+	# against gettimeofday; under TCG on a loaded host that regression can
+	# fall below r^2 0.9, and then perftest uses 0 MHz (get_clock.c): the
+	# run is complete and checked, its numbers meaningless
+	if grep -q "^Correlation coefficient r^2" "$work/cli"; then
+		ok "$what: completed (no numbers: perftest's clock calibration failed)"
+		return 0
+	fi
+	case $prog in
+	*_bw)
+		awk -v b="$4" 'BEGIN { exit !(b > 0) }' ||
+			{ cat "$work/cli"; die "$prog (server on $side): bandwidth $4"; }
+		ok "$what: $4 MB/s average ($5 Mpps)"
+		;;
+	*_lat)
+		awk -v mn="$3" -v mx="$4" -v ty="$5" -v av="$6" \
+			'BEGIN { exit !(mn > 0 && mn <= ty && mn <= av && av <= mx) }' ||
+			{ cat "$work/cli"; die "$prog (server on $side): latencies $line"; }
+		ok "$what: typical $5 us, average $6 us (min $3, max $4)"
+		;;
+	esac
+}
+
+# perftest's outstanding reads default to the local device's
+# max_qp_rd_atom (rxe 128, mlx5sp 16 as ConnectX's log_max_ra_req_qp 4),
+# and ib_read_lat's server asks its QP for the client's in max_rd_atomic:
+# mlx5sp refuses more than 16 (qp.c, as mlx5_ib) and the server on sp0
+# fails "Failed to modify QP to RTS"; -o the smaller of the two
+rd_atom() { ibv_devinfo -d "$1" -v | awk '$1 == "max_qp_rd_atom:" { print $2 }'; }
+o=$(rd_atom rxe0)
+a=$(rd_atom sp0)
+[ -n "$o" ] && [ -n "$a" ] || die "max_qp_rd_atom: rxe0 '$o' sp0 '$a'"
+[ "$a" -lt "$o" ] && o=$a
+
+for side in sp rxe; do
+	rping_run $side
+	for p in ib_send_bw ib_write_bw; do
+		perf $p $side -n $nbw -s 4096
+	done
+	perf ib_read_bw $side -n $nbw -s 4096 -o $o
+	for p in ib_send_lat ib_write_lat; do
+		perf $p $side -n $nlat -s 64
+	done
+	perf ib_read_lat $side -n $nlat -s 64 -o $o
+	perf ib_send_bw $side -R -n $nbw -s 4096
+	perf ib_read_lat $side -R -n $nlat -s 64 -o $o
+done
+
+cat $wire
+for c in rx_bad_icrc rx_bad_hdr; do
+	grep -q "^$c 0$" $wire || die "sp0 wire: $c not 0"
+done
+ok "sp0 wire counters: $(grep -E '^(tx_pkts|rx_pkts|retransmits|dup_reqs) ' $wire | tr '\n' ' ')"
+
+wire_capture_check $((nbw * 12))
+
+# WIRE_PERF_BASELINE=1: the same benchmarks rxe0 to itself (rxe's
+# loopback; rxe receives only in the initial namespace, so there is no
+# second rxe on this wire), for comparison
+if [ "${WIRE_PERF_BASELINE:-0}" = 1 ]; then
+	sides() {
+		sdev=rxe0; sg=$gr; sexec=""
+		cdev=rxe0; cg=$gr; cexec=""; srv=$ipb
+	}
+	for p in ib_send_bw ib_write_bw; do
+		perf $p rxe-self -n $nbw -s 4096
+	done
+	perf ib_read_bw rxe-self -n $nbw -s 4096 -o $o
+	for p in ib_send_lat ib_write_lat; do
+		perf $p rxe-self -n $nlat -s 64
+	done
+	perf ib_read_lat rxe-self -n $nlat -s 64 -o $o
+fi
+
+wire_done
+echo "wire-perf: $checks checks passed"
