@@ -239,8 +239,16 @@ elif [[ " $cases " == *" nvme "* ]]; then
 			[ "$fmt" = none ] || die "no PI: $ns integrity format $fmt"
 		fi
 		ok "$kind: connected to $ipa:$svc, $ns (integrity $fmt)"
+		sig0=$(stat sp0 sig_transfers)
 		sum=$(io_check "$ns")
-		ok "$kind: 4 KiB, 64 KiB, 1 MiB O_DIRECT written and read back equal"
+		sig1=$(stat sp0 sig_transfers)
+		# the host's keys: through signature keys with PI, never without
+		if [ $kind = pi ]; then
+			[ $((sig1 - sig0)) -gt 0 ] || die "PI: no signature transfers on the host's sp0"
+		else
+			[ "$sig1" = "$sig0" ] || die "no PI: I/O went through signature keys"
+		fi
+		ok "$kind: 4 KiB, 64 KiB, 1 MiB O_DIRECT written and read back equal; $((sig1 - sig0)) signature transfers on sp0"
 		nvme disconnect -n $nqn >/dev/null || die "$kind: disconnect"
 		! nvme_ctrl $nqn >/dev/null || die "$kind: controller left after disconnect"
 		ok "$kind: disconnected"
