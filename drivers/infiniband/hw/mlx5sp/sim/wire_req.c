@@ -28,6 +28,15 @@
  * the UC opcodes, and completes when they are out: no ACKs, no
  * retransmission; what is lost is lost (IBTA 9.7.2: the responder drops
  * the rest of the message).
+ *
+ * Signature keys (RC): the gather list of a SEND or WRITE through one is
+ * turned into its wire bytes once, into rd_buf, when the WQE first goes
+ * out (xfer.c, as on the direct path: PI inserted, checked or stripped,
+ * the errors found logged for sq.c's SIGERR CQEs), and its packets and
+ * any retransmission are cut from there; a READ's response data goes
+ * through its scatter list's keys when the last response is in. The
+ * packets carry the keys' wire domain. The responder's keys are rq.c's,
+ * as for a peer here.
  */
 
 #include "sim.h"
