@@ -227,6 +227,9 @@ if [[ " $cases " == *" nvme "* ]] && [ "$me" = a ]; then
 	rmmod scsi_debug 2>/dev/null || true
 elif [[ " $cases " == *" nvme "* ]]; then
 	need_mod nvme-rdma
+	# a transfer that fails on the wire: the controller gives up and its
+	# I/O fails within half a minute (not nvme's 10-minute reconnecting)
+	export NVME_CONNECT_OPTS="--reconnect-delay=2 --ctrl-loss-tmo=30"
 	barrier_wait nvmet-ready 600
 	for kind in nopi pi; do
 		if [ $kind = nopi ]; then nqn=$nqn_nopi svc=4420; else nqn=$nqn_pi svc=4421; fi
