@@ -1,0 +1,145 @@
+#!/bin/bash
+# RoCEv2 over IPv6 and UC on the wire, against rxe: the pair of
+# 55-wire-rxe.sh (wire.bash) with IPv6 addresses (fd77::1 on the model's
+# vethA, fd77::2 on rxe's vethB) and their RoCE v2 GIDs.
+# ibv_rc_pingpong (beyond the path MTU) and ibv_ud_pingpong with the IPv6
+# GIDs, ibv_uc_pingpong (8192-byte messages, 1024-byte path MTU: UC
+# SEND first/middle/last) with the IPv4 and the IPv6 GIDs, each with the
+# server on either side, -c checking the data where the program can.
+# A capture of vethB: tshark reads it without a malformed packet or an
+# expert error (rxe's and the model's IPv6 UDP checksum is 0, which RFC
+# 6936 allows a tunnel and the IBTA's ICRC covers: the UDP dissector is
+# told to take it), and wire_icrc.py recomputes every packet's ICRC, IPv4
+# and IPv6, and wants IPv6 RC/UD/UC and IPv4 UC packets from both sides.
+# The model's counters: no bad ICRC or header, no UC message dropped.
+# shellcheck source=tests/integration/lib.bash
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+
+# shellcheck source=tests/integration/wire.bash
+. "$(dirname "$(readlink -f "$0")")/wire.bash"
+
+here=$(dirname "$(readlink -f "$0")")
+ip6a=fd77::1
+ip6b=fd77::2
+iters=${WIRE_ITERS:-20}
+cap=$work/v6uc.pcap
+
+wire_cleanup_hook() {
+	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null
+	dpid=
+}
+
+# gid6_index DEV ADDR: the RoCE v2 GID of IPv6 address ADDR in DEV's table
+gid6_index() {
+	local d=/sys/class/infiniband/$1/ports/1 want f _ n g ty
+	want=$(/usr/bin/python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2")
+	# read, not $(cat): a fork per GID entry is seconds under TCG
+	for _ in $(seq 50); do
+		for f in "$d"/gids/*; do
+			read -r g <"$f" 2>/dev/null || continue
+			[ "$g" = "$want" ] || continue
+			n=${f##*/}
+			read -r ty <"$d/gid_attrs/types/$n" 2>/dev/null || continue
+			if [ "$ty" = "RoCE v2" ]; then
+				echo "$n"
+				return 0
+			fi
+		done
+		sleep 0.2
+	done
+	die "$1: no RoCE v2 GID for $2"
+}
+
+t0=$(date +%s)
+wire_setup wire-v6-uc
+gs4=$gs
+gr4=$gr
+ip -n $ns addr add $ip6a/64 dev vethA nodad
+ip addr add $ip6b/64 dev vethB nodad
+gs6=$(gid6_index sp0 $ip6a)
+gr6=$(gid6_index rxe0 $ip6b)
+ok "IPv6 RoCE v2 GIDs: sp0 $gs6 ($ip6a), rxe0 $gr6 ($ip6b) ($(($(date +%s) - t0)) s)"
+
+dumpcap -i vethB -P -w "$cap" -q 2>"$work/dumpcap.log" &
+dpid=$!
+for _ in $(seq 150); do
+	[ -s "$cap" ] && break
+	sleep 0.2
+done
+[ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
+ok "dumpcap on vethB ($(($(date +%s) - t0)) s)"
+
+t0=$(date +%s)
+gs=$gs6
+gr=$gr6
+for side in sp rxe; do
+	wire_pingpong ibv_rc_pingpong $side -n $iters -s 5000 -m 1024 -c
+	wire_pingpong ibv_ud_pingpong $side -n $iters -s 1024
+	wire_pingpong ibv_uc_pingpong $side -n $iters -s 8192 -m 1024 -c
+done
+gs=$gs4
+gr=$gr4
+for side in sp rxe; do
+	wire_pingpong ibv_uc_pingpong $side -n $iters -s 8192 -m 1024 -c
+done
+ok "pingpongs: $(($(date +%s) - t0)) s"
+
+# UC SEND, WRITE with immediate and WRITE each way, one process on both
+# devices (IPv6 GIDs), 32 messages of 8 KiB
+t0=$(date +%s)
+/usr/bin/python3 "$here/wire_uc.py" sp0 $gs6 rxe0 $gr6 32 8192 ||
+	die "wire_uc.py (no loss)"
+ok "wire_uc.py: $(($(date +%s) - t0)) s"
+
+sleep 1
+kill "$dpid"
+wait "$dpid" 2>/dev/null || true
+dpid=
+cat "$wire"
+for c in rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp uc_msgs_dropped tx_dropped; do
+	grep -q "^$c 0$" "$wire" || die "sp0 wire: $c not 0"
+done
+ok "sp0 wire counters: $(grep -E '^(tx_pkts|rx_pkts|retransmits|dup_reqs) ' "$wire" | tr '\n' ' ')"
+
+topt="-o udp.ignore_ipv6_zero_checksum:TRUE"
+# shellcheck disable=SC2086
+bad=$(tshark $topt -r "$cap" -Y '_ws.malformed || _ws.expert.severity >= error' 2>/dev/null | head -n 20)
+[ -z "$bad" ] || { echo "$bad"; die "tshark: malformed packets or errors"; }
+# shellcheck disable=SC2086
+n6=$(tshark $topt -r "$cap" -Y 'ipv6 && infiniband' 2>/dev/null | wc -l)
+# shellcheck disable=SC2086
+nuc=$(tshark $topt -r "$cap" -Y 'infiniband.bth.opcode >= 0x20 && infiniband.bth.opcode <= 0x2b' 2>/dev/null | wc -l)
+# 8 KiB UC messages in 1 KiB packets: 8 packets per message
+[ "$n6" -ge $((iters * 8)) ] || die "tshark: only $n6 IPv6 RoCEv2 packets"
+[ "$nuc" -ge $((iters * 2 * 4 * 8)) ] || die "tshark: only $nuc UC packets"
+ok "tshark: $n6 IPv6 RoCEv2 packets, $nuc UC packets, none malformed, no expert error"
+
+/usr/bin/python3 "$here/wire_icrc.py" "$cap" $ipa $ip6a --want \
+	v6-model-rc v6-peer-rc v6-model-ud v6-peer-ud v6-model-uc v6-peer-uc \
+	v4-model-uc v4-peer-uc || die "ICRC check failed"
+ok "ICRC valid on every RoCEv2 packet of the capture (IPv4 and IPv6)"
+
+# UC under 5 % loss on both egresses (IPv4 GIDs): messages that lost a
+# packet are dropped whole, the rest arrive whole and in order, and the
+# model's responder counts what it dropped
+modprobe sch_netem || die "no netem"
+cnt() { sed -n "s/^$1 //p" "$wire"; }
+d0=$(cnt rx_dropped)
+u0=$(cnt uc_msgs_dropped)
+tc qdisc replace dev vethB root netem loss 5% || die "netem vethB"
+ip netns exec $ns tc qdisc replace dev vethA root netem loss 5% ||
+	die "netem vethA"
+t0=$(date +%s)
+/usr/bin/python3 "$here/wire_uc.py" sp0 $gs4 rxe0 $gr4 32 8192 lossy ||
+	die "wire_uc.py (5 % loss)"
+tc qdisc del dev vethB root
+ip netns exec $ns tc qdisc del dev vethA root
+d1=$(cnt rx_dropped)
+u1=$(cnt uc_msgs_dropped)
+if [ "$d1" -le "$d0" ] || [ "$u1" -le "$u0" ]; then
+	die "sp0 wire under loss: rx_dropped $d0 -> $d1, uc_msgs_dropped $u0 -> $u1"
+fi
+ok "UC under 5 % loss ($(($(date +%s) - t0)) s): sp0 dropped $((d1 - d0)) packets of $((u1 - u0)) broken messages, and packets up to the next FIRST"
+
+wire_done
+echo "wire-v6-uc: $checks checks passed"
