@@ -112,13 +112,14 @@ $(TOP)/.build/tests/limits: $(TOP)/tests/userspace/limits.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 $(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
-		$(TOP)/tests/userspace/check.h
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 # libmlx5sp's signature pipelining, linked statically (the one of this tree).
 $(TOP)/.build/tests/cm_sig_shutdown: $(TOP)/tests/userspace/cm_sig_shutdown.c \
-		$(TOP)/tests/userspace/check.h $(TOP)/userspace/lib/pipeline.c \
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h \
+		$(TOP)/userspace/lib/pipeline.c \
 		$(TOP)/userspace/include/mlx5sp/pipeline.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I$(TOP)/userspace/include -o $@ $< \

@@ -31,11 +31,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cm.h"
 
 #define PORT		18515
 #define MAX_MSGS	64
 #define MSG_LEN		64
-#define WAIT_MS		30000	/* a loaded debug kernel under TCG: a connect took over 5 s */
+#define WAIT_MS		CM_WAIT_MS
 #define MAX_READS	32
 #define READ_LEN	4096
 #define RD_DEPTH	16	/* READs the initiator keeps in flight */
@@ -62,79 +63,6 @@ struct target_mem {
 static unsigned char rd_byte(int i, int k)
 {
 	return (unsigned char)(i * 13 + k * 7 + 1);
-}
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "cm_shutdown: %s: %s\n", what, strerror(err));
-	exit(2);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void addr_of(const char *ip, struct sockaddr_in *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(PORT);
-	if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
-		die(ip, EINVAL);
-}
-
-/* The next CM event within @ms, or NULL; the caller acks it. */
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		return NULL;
-	return ev;
-}
-
-static int expect_event_pd(struct rdma_event_channel *ch,
-			   enum rdma_cm_event_type type, struct rdma_cm_id **id,
-			   void *pdata, size_t len)
-{
-	struct rdma_cm_event *ev = next_event(ch, WAIT_MS);
-	int ok;
-
-	if (!ev) {
-		fprintf(stderr, "no %s\n", rdma_event_str(type));
-		return 0;
-	}
-	ok = ev->event == type;
-	if (!ok)
-		fprintf(stderr, "%s instead of %s (status %d)\n",
-			rdma_event_str(ev->event), rdma_event_str(type),
-			ev->status);
-	if (ok && id)
-		*id = ev->id;
-	if (ok && pdata) {
-		ok = ev->param.conn.private_data &&
-		     ev->param.conn.private_data_len >= len;
-		if (ok)
-			memcpy(pdata, ev->param.conn.private_data, len);
-		else
-			fprintf(stderr, "%s without private data\n",
-				rdma_event_str(type));
-	}
-	rdma_ack_cm_event(ev);
-	return ok;
-}
-
-static int expect_event(struct rdma_event_channel *ch,
-			enum rdma_cm_event_type type, struct rdma_cm_id **id)
-{
-	return expect_event_pd(ch, type, id, NULL, 0);
 }
 
 /* PD, CQ, MR and the QP of @c->id, @msgs WRs deep. */
@@ -191,7 +119,7 @@ static int serve_one(struct rdma_event_channel *ch, int run, int msgs)
 
 	memset(&c, 0, sizeof(c));
 	c.ch = ch;
-	if (!expect_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &c.id))
+	if (!expect_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &c.id, NULL, 0))
 		return 1;
 	setup_qp(&c, msgs);
 	for (i = 0; i < MAX_READS * READ_LEN; i++)
@@ -271,7 +199,7 @@ static int target(const char *ip, int runs, int msgs, int ready)
 	struct sockaddr_in sa;
 	int run, fails = 0;
 
-	addr_of(ip, &sa);
+	addr_of(ip, PORT, &sa);
 	if (!ch || rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
 		die("rdma_create_id", errno);
 	if (rdma_bind_addr(listen_id, (struct sockaddr *)&sa) ||
@@ -317,21 +245,21 @@ static int initiate(const char *sip, const char *cip, int run, int msgs,
 
 	if (!c)
 		die("calloc", ENOMEM);
-	addr_of(sip, &dst);
-	addr_of(cip, &src);
+	addr_of(sip, PORT, &dst);
+	addr_of(cip, PORT, &src);
 	src.sin_port = 0;
 	c->ch = rdma_create_event_channel();
 	if (!c->ch || rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
 		die("rdma_create_id", errno);
 	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src,
 			      (struct sockaddr *)&dst, WAIT_MS) ||
-	    !expect_event(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    !expect_event(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, NULL, 0) ||
 	    rdma_resolve_route(c->id, WAIT_MS) ||
-	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL, 0))
 		die("resolve", errno ? errno : EHOSTUNREACH);
 	setup_qp(c, msgs + reads);
 	if (rdma_connect(c->id, &cp) ||
-	    !expect_event_pd(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL, &tm,
+	    !expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL, &tm,
 			     sizeof(tm)))
 		die("rdma_connect", errno ? errno : ECONNREFUSED);
 	sge.lkey = c->mr->lkey;

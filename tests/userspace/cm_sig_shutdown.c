@@ -39,6 +39,7 @@
 #include <mlx5sp/pipeline.h>
 
 #include "check.h"
+#include "cm.h"
 
 #define PORT		18516
 #define MAX_CMDS	32
@@ -51,7 +52,7 @@
 #define PI		8
 #define APP_TAG		0x5a5a
 #define MSG_LEN		32
-#define WAIT_MS		30000	/* a loaded debug kernel under TCG: a connect took over 5 s */
+#define WAIT_MS		CM_WAIT_MS
 
 #define WRID_UMR	(1ULL << 60)
 #define WRID_DATA	(2ULL << 60)
@@ -81,20 +82,6 @@ struct ini_buf {
 	unsigned char rd[MAX_READS][READ_LEN];
 	char out[MAX_CMDS + MSGS][MSG_LEN];
 };
-
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "cm_sig_shutdown: %s: %s\n", what, strerror(err));
-	exit(2);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static unsigned char data_byte(unsigned int lba, unsigned int i, int run)
 {
@@ -134,59 +121,6 @@ static uint16_t crc_t10dif(const unsigned char *p, size_t len)
 			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
 	}
 	return crc;
-}
-
-static void addr_of(const char *ip, struct sockaddr_in *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(PORT);
-	if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
-		die(ip, EINVAL);
-}
-
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		return NULL;
-	return ev;
-}
-
-/* The next event, of @type, its private data (@len bytes) into @pdata. */
-static int expect_event(struct rdma_event_channel *ch,
-			enum rdma_cm_event_type type, struct rdma_cm_id **id,
-			void *pdata, size_t len)
-{
-	struct rdma_cm_event *ev = next_event(ch, WAIT_MS);
-	int ok;
-
-	if (!ev) {
-		fprintf(stderr, "no %s\n", rdma_event_str(type));
-		return 0;
-	}
-	ok = ev->event == type;
-	if (!ok)
-		fprintf(stderr, "%s instead of %s (status %d)\n",
-			rdma_event_str(ev->event), rdma_event_str(type),
-			ev->status);
-	if (ok && id)
-		*id = ev->id;
-	if (ok && pdata) {
-		ok = ev->param.conn.private_data &&
-		     ev->param.conn.private_data_len >= len;
-		if (ok)
-			memcpy(pdata, ev->param.conn.private_data, len);
-		else
-			fprintf(stderr, "%s without private data\n",
-				rdma_event_str(type));
-	}
-	rdma_ack_cm_event(ev);
-	return ok;
 }
 
 /* ---- the target ---- */
@@ -539,7 +473,7 @@ static int target(const char *ip, int runs, int cmds, int ready)
 	struct sockaddr_in sa;
 	int fails = 0;
 
-	addr_of(ip, &sa);
+	addr_of(ip, PORT, &sa);
 	if (!ch || rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
 		die("rdma_create_id", errno);
 	if (rdma_bind_addr(listen_id, (struct sockaddr *)&sa) ||
@@ -675,8 +609,8 @@ static int initiate(const char *sip, const char *cip, int run, int cmds,
 	struct ibv_wc wc;
 	double end;
 
-	addr_of(sip, &dst);
-	addr_of(cip, &src);
+	addr_of(sip, PORT, &dst);
+	addr_of(cip, PORT, &src);
 	src.sin_port = 0;
 	c.buf = calloc(1, sizeof(*c.buf));
 	c.ch = rdma_create_event_channel();

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rdma_cm plumbing of the shutdown tests (cm_shutdown.c, cm_sig_shutdown.c):
+ * fatal errors, addresses, and waiting for the next CM event.
+ */
+#ifndef MLX5SP_TESTS_CM_H
+#define MLX5SP_TESTS_CM_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* a loaded debug kernel under TCG: a connect took over 5 s */
+#define CM_WAIT_MS	30000
+
+extern char *program_invocation_short_name;
+
+static inline void __attribute__((noreturn)) die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+		strerror(err));
+	exit(2);
+}
+
+static inline double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline void addr_of(const char *ip, unsigned short port,
+			   struct sockaddr_in *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(port);
+	if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
+		die(ip, EINVAL);
+}
+
+/* The next CM event within @ms, or NULL; the caller acks it. */
+static inline struct rdma_cm_event *next_event(struct rdma_event_channel *ch,
+					       int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return NULL;
+	if (rdma_get_cm_event(ch, &ev))
+		return NULL;
+	return ev;
+}
+
+/*
+ * The next event, of @type (1), or anything else or nothing within
+ * CM_WAIT_MS (0, said on stderr); its cm_id into @id, its private data
+ * (@len bytes at least) into @pdata.
+ */
+static inline int expect_event(struct rdma_event_channel *ch,
+			       enum rdma_cm_event_type type,
+			       struct rdma_cm_id **id, void *pdata, size_t len)
+{
+	struct rdma_cm_event *ev = next_event(ch, CM_WAIT_MS);
+	int ok;
+
+	if (!ev) {
+		fprintf(stderr, "no %s\n", rdma_event_str(type));
+		return 0;
+	}
+	ok = ev->event == type;
+	if (!ok)
+		fprintf(stderr, "%s instead of %s (status %d)\n",
+			rdma_event_str(ev->event), rdma_event_str(type),
+			ev->status);
+	if (ok && id)
+		*id = ev->id;
+	if (ok && pdata) {
+		ok = ev->param.conn.private_data &&
+		     ev->param.conn.private_data_len >= len;
+		if (ok)
+			memcpy(pdata, ev->param.conn.private_data, len);
+		else
+			fprintf(stderr, "%s without private data\n",
+				rdma_event_str(type));
+	}
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+#endif
