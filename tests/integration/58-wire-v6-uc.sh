@@ -29,35 +29,14 @@ wire_cleanup_hook() {
 	dpid=
 }
 
-# gid6_index DEV ADDR: the RoCE v2 GID of IPv6 address ADDR in DEV's table
-gid6_index() {
-	local d=/sys/class/infiniband/$1/ports/1 want f _ n g ty
-	want=$(/usr/bin/python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2")
-	# read, not $(cat): a fork per GID entry is seconds under TCG
-	for _ in $(seq 50); do
-		for f in "$d"/gids/*; do
-			read -r g <"$f" 2>/dev/null || continue
-			[ "$g" = "$want" ] || continue
-			n=${f##*/}
-			read -r ty <"$d/gid_attrs/types/$n" 2>/dev/null || continue
-			if [ "$ty" = "RoCE v2" ]; then
-				echo "$n"
-				return 0
-			fi
-		done
-		sleep 0.2
-	done
-	die "$1: no RoCE v2 GID for $2"
-}
-
 t0=$(date +%s)
 wire_setup wire-v6-uc
 gs4=$gs
 gr4=$gr
 ip -n $ns addr add $ip6a/64 dev vethA nodad
 ip addr add $ip6b/64 dev vethB nodad
-gs6=$(gid6_index sp0 $ip6a)
-gr6=$(gid6_index rxe0 $ip6b)
+gs6=$(gid_index sp0 $ip6a)
+gr6=$(gid_index rxe0 $ip6b)
 ok "IPv6 RoCE v2 GIDs: sp0 $gs6 ($ip6a), rxe0 $gr6 ($ip6b) ($(($(date +%s) - t0)) s)"
 
 dumpcap -i vethB -P -w "$cap" -q 2>"$work/dumpcap.log" &
