@@ -130,13 +130,13 @@ wire_pingpong() {
 	ok "$prog $* server on $side: $out"
 }
 
-# wire_capture_start: dumpcap on vethB (both sides' packets) into $cap
+# wire_capture_start [IFACE]: dumpcap on IFACE (vethB: both sides' packets) into $cap
 # until wire_capture_check; dumpcap, not tshark -i: that starts every
 # extcap helper first (minutes under TCG)
 wire_capture_start() {
 	local _
 	cap=$work/veth.pcap
-	dumpcap -i vethB -P -w "$cap" -q 2>"$work/dumpcap.log" &
+	dumpcap -i "${1:-vethB}" -P -w "$cap" -q 2>"$work/dumpcap.log" &
 	tpid=$!
 	for _ in $(seq 150); do
 		[ -s "$cap" ] && break
@@ -145,12 +145,15 @@ wire_capture_start() {
 	[ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
 }
 
-# wire_capture_check MIN: stop the capture; tshark's InfiniBand (RoCE)
-# dissector reads it without a malformed packet or an expert error and
-# finds at least MIN RoCEv2 packets, and the ICRC of every one (both
-# sides') is recomputed here and must match
+# wire_capture_check MIN [MODEL-ADDR... --want KEY...]: stop the capture;
+# tshark's InfiniBand (RoCE) dissector reads it without a malformed packet
+# or an expert error and finds at least MIN RoCEv2 packets, and the ICRC
+# of every one is recomputed (wire_icrc.py: by default the model is $ipa
+# and both sides must have sent)
 wire_capture_check() {
 	local min=$1 bad n
+	shift
+	[ $# -gt 0 ] || set -- "$ipa" --want v4-model v4-peer
 	# tshark 4.0's RPC-over-RDMA heuristic takes any SEND payload and
 	# throws on one shorter than its header (perftest -R's 4-byte
 	# synchronisation SENDs, rxe's as the model's): "Malformed Packet:
@@ -173,7 +176,7 @@ wire_capture_check() {
 
 	# the ICRC of every RoCEv2 packet, recomputed (wire_icrc.py), from
 	# both sides
-	/usr/bin/python3 "$MLX5SP_TOP/tests/integration/wire_icrc.py" "$cap" "$ipa" \
-		--want v4-model v4-peer || die "ICRC check failed"
+	/usr/bin/python3 "$MLX5SP_TOP/tests/integration/wire_icrc.py" "$cap" "$@" ||
+		die "ICRC check failed"
 	ok "ICRC valid on every RoCEv2 packet of the capture"
 }

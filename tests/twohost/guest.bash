@@ -6,7 +6,10 @@
 # model device sp0 on it; every peer GID is then another kernel's, so all
 # traffic is RoCEv2 on the NIC. Both sides run the same sequence:
 # ibv_ud_pingpong, ibv_rc_pingpong (messages below and above the path
-# MTU), rping, each with the server on either guest; then NVMe-oF from b
+# MTU), rping, each with the server on either guest, perftest's six
+# benchmarks (send/write/read bandwidth and latency) with the server's
+# guest alternating (a captures them: tshark reads every packet, every
+# ICRC recomputed); then NVMe-oF from b
 # (nvme-rdma) to a (nvmet-rdma on a scsi_debug disk), without PI and
 # with T10-PI. The guests synchronise over the link: b reaches a first,
 # then each step's server side, once it listens, tells the client side
@@ -86,6 +89,7 @@ die() {
 }
 
 cleanup() {
+	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
 	nvme disconnect-all >/dev/null 2>&1 || true
 	nvmet_clear 2>/dev/null || true
 	rdma link delete sp0 2>/dev/null || true
@@ -169,13 +173,71 @@ rp() {
 	ok "rping -C $iters -S 100 -V server on $srv: $n pings validated"
 }
 
+# pt PROG SERVER(a|b) SIZE: a perftest benchmark of $iters iterations
+# of SIZE bytes across the link (QPs exchanged over TCP), the server on
+# guest SERVER; both exit 0 and the client prints its result line for
+# SIZE x $iters: a bandwidth above zero, or latencies in order (none when
+# perftest's clock calibration failed, as under TCG on a loaded host)
+pt() {
+	local prog=$1 srv=$2 size=$3 port rc=0 line
+	step=$((step + 1))
+	port=$((19515 + step))
+	if [ "$srv" = "$me" ]; then
+		timeout 120 "$prog" -d sp0 -x "$g" -p $port -F -s "$size" -n "$iters" >/tmp/pt.out 2>&1 &
+		local pid=$!
+		wait_for 30 bash -c "ss -ltn | grep -q ':$port '" || die "$prog: server not listening"
+		barrier_post "pt$step"
+		wait $pid || rc=$?
+		[ $rc = 0 ] || { cat /tmp/pt.out; die "$prog -s $size (server on $srv): status $rc"; }
+		ok "$prog -s $size -n $iters server on $srv (server): done"
+		return 0
+	fi
+	barrier_wait "pt$step"
+	timeout 120 "$prog" -d sp0 -x "$g" -p $port -F -s "$size" -n "$iters" "$peer" >/tmp/pt.out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /tmp/pt.out; die "$prog -s $size (server on $srv): status $rc"; }
+	# the line under "#bytes": bw: bytes iterations peak average msgrate;
+	# lat: bytes iterations min max typical average ...
+	line=$(awk '/^ *#bytes/ { getline; print; exit }' /tmp/pt.out)
+	# shellcheck disable=SC2086 # the fields
+	set -- $line
+	[ "${1:-}" = "$size" ] && [ "${2:-}" = "$iters" ] ||
+		{ cat /tmp/pt.out; die "$prog (server on $srv): no result line for $size x $iters"; }
+	if grep -q "^Correlation coefficient r^2" /tmp/pt.out; then
+		ok "$prog -s $size -n $iters server on $srv (client): completed (no numbers: clock calibration failed)"
+		return 0
+	fi
+	case $prog in
+	*_bw)
+		awk -v b="$4" 'BEGIN { exit !(b > 0) }' || { cat /tmp/pt.out; die "$prog: bandwidth $4"; }
+		ok "$prog -s $size -n $iters server on $srv (client): $4 MB/s average"
+		;;
+	*)
+		awk -v mn="$3" -v mx="$4" -v ty="$5" -v av="$6" \
+			'BEGIN { exit !(mn > 0 && mn <= ty && mn <= av && av <= mx) }' ||
+			{ cat /tmp/pt.out; die "$prog: latencies $line"; }
+		ok "$prog -s $size -n $iters server on $srv (client): typical $5 us, average $6 us"
+		;;
+	esac
+}
+
 if [[ " $cases " == *" verbs "* ]]; then
+	# a captures its NIC (both guests' packets) for tshark and the ICRCs
+	[ "$me" = a ] && wire_capture_start "$dev"
 	for srv in a b; do
 		pp ibv_ud_pingpong $srv -n "$iters" -s 1024
 		pp ibv_rc_pingpong $srv -n "$iters" -s 64 -m 1024
 		pp ibv_rc_pingpong $srv -n "$iters" -s 8192 -m 1024
 		rp $srv
 	done
+	# perftest, each benchmark once, the server's guest alternating
+	pt ib_send_bw a 4096
+	pt ib_write_bw b 4096
+	pt ib_read_bw a 4096
+	pt ib_send_lat b 64
+	pt ib_write_lat a 64
+	pt ib_read_lat b 64
+	[ "$me" = a ] && wire_capture_check $((iters * 8)) "$ipa" "$ipb" \
+		--want v4-model-rc v4-model-ud
 fi
 
 # --- NVMe-oF: b (nvme-rdma) -> a (nvmet-rdma), without and with T10-PI ---
