@@ -406,6 +406,10 @@ static int serve_one(struct target *t, struct rdma_event_channel *ch)
 			  sizeof(t->ini)))
 		return 1;
 	format_disk(t);
+	/* nothing of the last run: a SQD handled before command K arrives
+	 * must not find K's old SIG_ERROR and answer it BAD
+	 */
+	memset(t->txn, 0, sizeof(t->txn));
 	memset(t->answered, 0, sizeof(t->answered));
 	target_qp(t);
 	cp.qp_num = t->qp->qp_num;
