@@ -57,7 +57,11 @@ static bool sim_has_gid(struct mlx5sp_sim *sim, const u8 *gid)
 	return found;
 }
 
-/* The device owning @gid, @prefer first (loopback). Under rcu_read_lock(). */
+/*
+ * The device owning @gid, @prefer first (loopback); NULL for another
+ * kernel's, or another model device's when either wants the wire
+ * (wire_peers). Under rcu_read_lock().
+ */
 struct mlx5sp_sim *sim_fabric_find_gid(const u8 *gid,
 				       struct mlx5sp_sim *prefer)
 {
@@ -65,9 +69,15 @@ struct mlx5sp_sim *sim_fabric_find_gid(const u8 *gid,
 
 	if (prefer && sim_has_gid(prefer, gid))
 		return prefer;
-	list_for_each_entry_rcu(sim, &sim_fabric, fabric_node)
-		if (sim != prefer && sim_has_gid(sim, gid))
-			return sim;
+	list_for_each_entry_rcu(sim, &sim_fabric, fabric_node) {
+		if (sim == prefer || !sim_has_gid(sim, gid))
+			continue;
+		/* as another host: its packets go on the wire */
+		if ((prefer && READ_ONCE(prefer->wire_peers)) ||
+		    READ_ONCE(sim->wire_peers))
+			return NULL;
+		return sim;
+	}
 	return NULL;
 }
 

@@ -658,6 +658,12 @@ struct mlx5sp_sim {
 	u32 ack_delay_us;
 	/* the engine polls kernel QPs and CQs too (debugfs poll_kernel) */
 	bool poll_kernel;
+	/*
+	 * Reach peers on other model devices of this kernel through the
+	 * wire, as on separate hosts (debugfs wire_peers, either side's is
+	 * enough; set before the QPs are connected).
+	 */
+	bool wire_peers;
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
