@@ -183,11 +183,7 @@ if [ "${WIRE_PERF_CM:-0}" = 1 ]; then
 	done
 fi
 
-cat $wire
-for c in rx_bad_icrc rx_bad_hdr; do
-	grep -q "^$c 0$" $wire || die "sp0 wire: $c not 0"
-done
-ok "sp0 wire counters: $(grep -E '^(tx_pkts|rx_pkts|retransmits|dup_reqs) ' $wire | tr '\n' ' ')"
+wire_counters_zero
 
 wire_capture_check $((nbw * 6))
 

@@ -22,13 +22,6 @@ here=$(dirname "$(readlink -f "$0")")
 ip6a=fd77::1
 ip6b=fd77::2
 iters=${WIRE_ITERS:-20}
-cap=$work/v6uc.pcap
-
-wire_cleanup_hook() {
-	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null
-	dpid=
-}
-
 t0=$(date +%s)
 wire_setup wire-v6-uc
 gs4=$gs
@@ -39,13 +32,7 @@ gs6=$(gid_index sp0 $ip6a)
 gr6=$(gid_index rxe0 $ip6b)
 ok "IPv6 RoCE v2 GIDs: sp0 $gs6 ($ip6a), rxe0 $gr6 ($ip6b) ($(($(date +%s) - t0)) s)"
 
-dumpcap -i vethB -P -w "$cap" -q 2>"$work/dumpcap.log" &
-dpid=$!
-for _ in $(seq 150); do
-	[ -s "$cap" ] && break
-	sleep 0.2
-done
-[ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
+wire_capture_start
 ok "dumpcap on vethB ($(($(date +%s) - t0)) s)"
 
 t0=$(date +%s)
@@ -71,14 +58,10 @@ t0=$(date +%s)
 ok "wire_uc.py: $(($(date +%s) - t0)) s"
 
 sleep 1
-kill "$dpid"
-wait "$dpid" 2>/dev/null || true
-dpid=
-cat "$wire"
-for c in rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp uc_msgs_dropped tx_dropped; do
-	grep -q "^$c 0$" "$wire" || die "sp0 wire: $c not 0"
-done
-ok "sp0 wire counters: $(grep -E '^(tx_pkts|rx_pkts|retransmits|dup_reqs) ' "$wire" | tr '\n' ' ')"
+kill "$tpid"
+wait "$tpid" 2>/dev/null || true
+tpid=
+wire_counters_zero rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp uc_msgs_dropped tx_dropped
 
 topt="-o udp.ignore_ipv6_zero_checksum:TRUE"
 # shellcheck disable=SC2086

@@ -130,6 +130,18 @@ wire_pingpong() {
 	ok "$prog $* server on $side: $out"
 }
 
+# wire_counters_zero [COUNTER...]: the model's wire counters shown, and
+# each COUNTER (default rx_bad_icrc rx_bad_hdr) still 0
+wire_counters_zero() {
+	local c
+	cat "$wire"
+	[ $# -gt 0 ] || set -- rx_bad_icrc rx_bad_hdr
+	for c in "$@"; do
+		grep -q "^$c 0$" "$wire" || die "sp0 wire: $c not 0"
+	done
+	ok "sp0 wire counters: $(grep -E '^(tx_pkts|rx_pkts|retransmits|dup_reqs) ' "$wire" | tr '\n' ' ')"
+}
+
 # wire_capture_start [IFACE]: dumpcap on IFACE (vethB: both sides' packets) into $cap
 # until wire_capture_check; dumpcap, not tshark -i: that starts every
 # extcap helper first (minutes under TCG)
