@@ -114,6 +114,8 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	MLX5_SET(cmd_hca_cap, c, out_of_seq_cnt, 1);
 	MLX5_SET(cmd_hca_cap, c, max_qp_cnt, SIM_MAX_Q_COUNTERS);
 	MLX5_SET(cmd_hca_cap, c, retransmission_q_counters, 1);
+	/* QUERY_CONG_STATISTICS (cong.c), not MODIFY_CONG_* */
+	MLX5_SET(cmd_hca_cap, c, cc_query_allowed, 1);
 	MLX5_SET(cmd_hca_cap, c, enhanced_error_q_counters, 1);
 	MLX5_SET(cmd_hca_cap, c, rts2rts_qp_counters_set_id, 1);
 	/* 0 means 128 entries; RoCE has no P_Keys to speak of */

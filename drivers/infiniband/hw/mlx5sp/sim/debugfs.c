@@ -363,6 +363,8 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
 	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
 	debugfs_create_bool("wire_peers", 0600, d, &sim->wire_peers);
+	debugfs_create_bool("ecn_np", 0600, d, &sim->ecn_np);
+	debugfs_create_bool("ecn_rp", 0600, d, &sim->ecn_rp);
 	debugfs_create_file("wire", 0400, d, sim, &sim_wire_fops);
 	debugfs_create_file_unsafe("fail_opcode", 0600, d, sim,
 				   &sim_fail_opcode_fops);

@@ -285,6 +285,9 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
 	sim_init_slots(sim);
 	sim->fault.fail_nth = sim_debugfs_take_fail_nth();
+	/* a ConnectX's RoCE congestion control is on by default */
+	sim->ecn_np = true;
+	sim->ecn_rp = true;
 
 	sim->iseg = kzalloc(sizeof(*sim->iseg), GFP_KERNEL);
 	if (!sim->iseg)

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * RoCEv2 frames on the netdev a model device is bound to, as a ConnectX
- * puts them on its port: Ethernet (with the GID's VLAN tag), IPv4 or IPv6
- * (by the GIDs: IPv4-mapped or not), UDP to port 4791, the IB transport
- * headers (wire.h), the payload and the ICRC.
+ * RoCE frames on the netdev a model device is bound to, as a ConnectX
+ * puts them on its port: Ethernet (with the GID's VLAN tag), then by the
+ * source GID's type either RoCEv2 (IPv4 or IPv6 by the GIDs: IPv4-mapped
+ * or not; UDP to port 4791) or RoCE v1 (ethertype 0x8915 and the IB GRH,
+ * an IPv6 header in layout with next header 0x1b, whatever the GIDs),
+ * then the IB transport headers (wire.h), the payload and the ICRC.
  *
  * Out: built here from a QP's address path or a UD address vector and
  * handed to dev_queue_xmit() on the bound netdev, from the engine thread
  * (or a command that runs the SQ), under the QP's sq_lock or rq_lock.
  *
  * In: an rx_handler on the bound netdev takes every IPv4 or IPv6 UDP
- * frame to port 4791, as a card's RoCE steering does before the host stack sees
+ * frame to port 4791 and every RoCE v1 frame, as a card's RoCE steering
+ * does before the host stack sees
  * it, so no ICMP port-unreachable answers and no socket in whatever
  * network namespace the netdev lives in (rxe binds a UDP tunnel socket in
  * init_net only; a model device may be bound in any namespace). The
@@ -33,6 +36,7 @@
 #include <linux/unaligned.h>
 #include <net/checksum.h>
 #include <net/ip.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 
 #include "sim.h"
@@ -41,6 +45,25 @@
 #define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
 #define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 #define SIM_DEFAULT_TTL		64
+#define SIM_GRH_NEXT_BTH	0x1b	/* IBTA: the GRH's next header, BTH */
+
+/* The network header of a frame: RoCEv2 over IPv4 or IPv6, or RoCE v1. */
+enum sim_l3 {
+	SIM_L3_V4,
+	SIM_L3_V6,
+	SIM_L3_GRH,
+};
+
+static u32 sim_l3_len(enum sim_l3 l3)
+{
+	return l3 == SIM_L3_V4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+}
+
+/* The network header and, RoCEv2's, the UDP header. */
+static u32 sim_l3_hdrs(enum sim_l3 l3)
+{
+	return sim_l3_len(l3) + (l3 == SIM_L3_GRH ? 0 : sizeof(struct udphdr));
+}
 
 /*
  * The headers each RC opcode carries; 0: not an opcode the model takes.
@@ -102,6 +125,7 @@ static u32 sim_ext_len(u16 hdrs)
 	       (hdrs & SIM_HDR_AETH ? sizeof(struct sim_aeth) : 0) +
 	       (hdrs & SIM_HDR_ATMETH ? sizeof(struct sim_atmeth) : 0) +
 	       (hdrs & SIM_HDR_ATMACK ? sizeof(struct sim_atmack) : 0) +
+	       (hdrs & SIM_HDR_CNP ? SIM_CNP_RSVD : 0) +
 	       (hdrs & (SIM_HDR_IMM | SIM_HDR_IETH) ? sizeof(__be32) : 0);
 }
 
@@ -125,29 +149,29 @@ static bool sim_gid_v4(const u8 *gid)
 }
 
 /*
- * The ICRC (IBTA annex A17.3.3): CRC32 over 8 bytes of ones (the LRH a
- * RoCEv2 packet does not have), the IP header with the fields routers
- * change as ones (IPv4: TOS, TTL and checksum; IPv6: traffic class, flow
- * label and hop limit), the UDP header with its checksum as ones, the
- * BTH with its reserved byte before the QPN as ones, then everything
- * after the BTH up to the ICRC. @l3: the IP header; @len: bytes before
- * the ICRC; @v6: an IPv6 header, else IPv4.
+ * The ICRC (IBTA annex A17.3.3, A16 for RoCE v1): CRC32 over 8 bytes of
+ * ones (the LRH a RoCE packet does not have), the IP header or GRH with
+ * the fields routers change as ones (IPv4: TOS, TTL and checksum; IPv6
+ * and the GRH: traffic class, flow label and hop limit), RoCEv2's UDP
+ * header with its checksum as ones, the BTH with its reserved byte
+ * before the QPN as ones, then everything after the BTH up to the ICRC.
+ * @l3: the IP header or GRH; @len: bytes before the ICRC.
  */
-static u32 sim_icrc(const u8 *l3, u32 len, bool v6)
+static u32 sim_icrc(const u8 *l3, u32 len, enum sim_l3 kind)
 {
 	static const u8 ones[8] = { 0xff, 0xff, 0xff, 0xff,
 				    0xff, 0xff, 0xff, 0xff };
 	u8 hdr[SIM_L3_HDRS6 + sizeof(struct sim_bth)];
-	u32 l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	u32 hlen = l3len + sizeof(struct udphdr) + sizeof(struct sim_bth);
+	u32 l3len = sim_l3_len(kind);
+	u32 hlen = sim_l3_hdrs(kind) + sizeof(struct sim_bth);
 	struct udphdr *udp = (struct udphdr *)(hdr + l3len);
-	struct sim_bth *bth = (struct sim_bth *)(udp + 1);
+	struct sim_bth *bth = (struct sim_bth *)(hdr + sim_l3_hdrs(kind));
 	struct ipv6hdr *ip6;
 	struct iphdr *ip;
 	u32 crc;
 
 	memcpy(hdr, l3, hlen);
-	if (v6) {
+	if (kind != SIM_L3_V4) {
 		ip6 = (struct ipv6hdr *)hdr;
 		ip6->priority = 0xf;
 		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
@@ -158,7 +182,8 @@ static u32 sim_icrc(const u8 *l3, u32 len, bool v6)
 		ip->ttl = 0xff;
 		ip->check = CSUM_MANGLED_0;
 	}
-	udp->check = CSUM_MANGLED_0;
+	if (kind != SIM_L3_GRH)
+		udp->check = CSUM_MANGLED_0;
 	bth->qpn |= cpu_to_be32(~SIM_QPN_MASK);
 	crc = crc32_le(~0U, ones, sizeof(ones));
 	crc = crc32_le(crc, hdr, hlen);
@@ -174,8 +199,10 @@ bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
 	struct sim_gid gid;
 
 	if (!nd || !sim_gid_get(sim, port, sgid_index, &gid) ||
-	    gid.version != MLX5_ROCE_VERSION_2)
+	    (gid.version != MLX5_ROCE_VERSION_2 &&
+	     gid.version != MLX5_ROCE_VERSION_1))
 		return false;
+	p->v1 = gid.version == MLX5_ROCE_VERSION_1;
 	memcpy(p->sgid, gid.gid, sizeof(p->sgid));
 	if (is_valid_ether_addr(gid.mac))
 		ether_addr_copy(p->smac, gid.mac);
@@ -210,7 +237,8 @@ static void sim_put_transport(u8 *h, const struct sim_tx_pkt *t, u8 pad)
 	bth->opcode = t->opcode;
 	bth->flags = (t->se ? SIM_BTH_SE : 0) | pad << SIM_BTH_PAD_SHIFT;
 	bth->pkey = htons(SIM_WIRE_PKEY);
-	bth->qpn = cpu_to_be32(t->dqpn & SIM_QPN_MASK);
+	bth->qpn = cpu_to_be32((t->becn ? SIM_BTH_BECN : 0) |
+			       (t->dqpn & SIM_QPN_MASK));
 	bth->apsn = cpu_to_be32((t->ackreq ? SIM_BTH_ACKREQ : 0) |
 				(t->psn & SIM_PSN_MASK));
 	h += sizeof(*bth);
@@ -247,17 +275,19 @@ static void sim_put_transport(u8 *h, const struct sim_tx_pkt *t, u8 pad)
 		put_unaligned_be64(t->orig, h);
 		h += sizeof(struct sim_atmack);
 	}
+	if (t->hdrs & SIM_HDR_CNP)
+		memset(h, 0, SIM_CNP_RSVD);
 	if (t->hdrs & (SIM_HDR_IMM | SIM_HDR_IETH))
 		memcpy(h, &t->imm, sizeof(t->imm));
 }
 
 /* The IPv4 header of a packet of @len bytes from its IP header on. */
 static void sim_put_ip4(struct iphdr *ip, const struct sim_tx_path *p,
-			u32 len)
+			u8 tos, u32 len)
 {
 	ip->version = 4;
 	ip->ihl = sizeof(*ip) / 4;
-	ip->tos = p->tos;
+	ip->tos = tos;
 	ip->tot_len = htons(len);
 	ip->id = 0;
 	ip->frag_off = htons(IP_DF);
@@ -269,14 +299,17 @@ static void sim_put_ip4(struct iphdr *ip, const struct sim_tx_path *p,
 	ip->check = ip_fast_csum(ip, ip->ihl);
 }
 
-/* The IPv6 header: traffic class, flow label, hop limit from the path. */
+/*
+ * The IPv6 header or RoCE v1's GRH (the same layout, the BTH next):
+ * traffic class (@tos), flow label, hop limit from the path.
+ */
 static void sim_put_ip6(struct ipv6hdr *ip6, const struct sim_tx_path *p,
-			u32 len)
+			u8 tos, u32 len)
 {
-	ip6_flow_hdr(ip6, p->tos,
+	ip6_flow_hdr(ip6, tos,
 		     htonl(p->flow_label & 0xfffff));
 	ip6->payload_len = htons(len - sizeof(*ip6));
-	ip6->nexthdr = IPPROTO_UDP;
+	ip6->nexthdr = p->v1 ? SIM_GRH_NEXT_BTH : IPPROTO_UDP;
 	ip6->hop_limit = p->ttl;
 	memcpy(&ip6->saddr, p->sgid, sizeof(ip6->saddr));
 	memcpy(&ip6->daddr, p->dgid, sizeof(ip6->daddr));
@@ -284,9 +317,10 @@ static void sim_put_ip6(struct ipv6hdr *ip6, const struct sim_tx_path *p,
 
 /*
  * Build and send one packet: @paylen bytes from @payload (NULL when
- * there are none). IPv4 when both GIDs are IPv4-mapped, IPv6 when
- * neither is. Returns 0, or an errno when it was not sent (counted:
- * the transport's retransmission covers it, as for a lost packet).
+ * there are none). RoCE v1 when the source GID is of that type, else
+ * RoCEv2: IPv4 when both GIDs are IPv4-mapped, IPv6 when neither is.
+ * Returns 0, or an errno when it was not sent (counted: the transport's
+ * retransmission covers it, as for a lost packet).
  */
 int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		 const struct sim_tx_pkt *t, struct sim_cur *payload,
@@ -298,8 +332,8 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	struct sim_sge sge;
 	struct sim_cur d;
 	struct sk_buff *skb;
+	enum sim_l3 kind;
 	struct udphdr *udp;
-	bool v6, v4;
 	u32 l3len;
 	__be16 proto;
 	u8 *l3;
@@ -309,17 +343,24 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		err = -ENETDOWN;
 		goto err_count;
 	}
-	/* one family for both ends: an IPv4 GID cannot reach an IPv6 one */
-	v4 = sim_gid_v4(p->sgid);
-	v6 = !v4;
-	if (v4 != sim_gid_v4(p->dgid)) {
+	if (p->v1) {
+		/* a GRH carries any two GIDs */
+		kind = SIM_L3_GRH;
+		proto = htons(ETH_P_IBOE);
+	} else if (sim_gid_v4(p->sgid) != sim_gid_v4(p->dgid)) {
+		/* one family for both ends: IPv4 cannot reach IPv6 */
 		err = -EAFNOSUPPORT;
 		goto err_count;
+	} else if (sim_gid_v4(p->sgid)) {
+		kind = SIM_L3_V4;
+		proto = htons(ETH_P_IP);
+	} else {
+		kind = SIM_L3_V6;
+		proto = htons(ETH_P_IPV6);
 	}
-	l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	proto = v6 ? htons(ETH_P_IPV6) : htons(ETH_P_IP);
+	l3len = sim_l3_len(kind);
 	tlen = sizeof(struct sim_bth) + ext + paylen + pad + SIM_ICRC_LEN;
-	len = l3len + sizeof(*udp) + tlen;
+	len = sim_l3_hdrs(kind) + tlen;
 	if (len > READ_ONCE(nd->mtu)) {
 		err = -EMSGSIZE;
 		goto err_count;
@@ -329,7 +370,7 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	skb_reserve(skb, LL_RESERVED_SPACE(nd) + l3len + sizeof(*udp));
+	skb_reserve(skb, LL_RESERVED_SPACE(nd) + sim_l3_hdrs(kind));
 	h = skb_put(skb, sizeof(struct sim_bth) + ext);
 	sim_put_transport(h, t, pad);
 	if (paylen) {
@@ -343,22 +384,27 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	}
 	skb_put_zero(skb, pad + SIM_ICRC_LEN);
 
-	udp = skb_push(skb, sizeof(*udp));
-	udp->source = htons(p->sport);
-	udp->dest = htons(SIM_ROCE_UDP_PORT);
-	udp->len = htons(sizeof(*udp) + tlen);
-	/*
-	 * None, on IPv6 too: the ICRC covers the packet, rxe sends 0 and
-	 * its tunnel socket takes 0 (RFC 6935/6936 zero UDP checksums)
-	 */
-	udp->check = 0;
+	if (kind != SIM_L3_GRH) {
+		udp = skb_push(skb, sizeof(*udp));
+		udp->source = htons(p->sport);
+		udp->dest = htons(SIM_ROCE_UDP_PORT);
+		udp->len = htons(sizeof(*udp) + tlen);
+		/*
+		 * None, on IPv6 too: the ICRC covers the packet, rxe sends 0
+		 * and its tunnel socket takes 0 (RFC 6935/6936)
+		 */
+		udp->check = 0;
+	}
 	l3 = skb_push(skb, l3len);
 	skb_reset_network_header(skb);
-	if (v6)
-		sim_put_ip6((struct ipv6hdr *)l3, p, len);
+	/* RoCEv2's ECN bits are the reaction point's (cong.c) */
+	if (kind == SIM_L3_V4)
+		sim_put_ip4((struct iphdr *)l3, p, sim_cong_tos(sim, p), len);
+	else if (kind == SIM_L3_V6)
+		sim_put_ip6((struct ipv6hdr *)l3, p, sim_cong_tos(sim, p), len);
 	else
-		sim_put_ip4((struct iphdr *)l3, p, len);
-	put_unaligned_le32(sim_icrc(l3, len - SIM_ICRC_LEN, v6),
+		sim_put_ip6((struct ipv6hdr *)l3, p, p->tos, len);
+	put_unaligned_le32(sim_icrc(l3, len - SIM_ICRC_LEN, kind),
 			   l3 + len - SIM_ICRC_LEN);
 
 	skb->protocol = proto;
@@ -386,7 +432,7 @@ err_count:
 /*
  * Is @skb (at its IP header) UDP to 4791 in IPv4 without options and
  * fragments, or in IPv6 with UDP the next header (no extension headers,
- * as a ConnectX's RoCE steering takes them)?
+ * as a ConnectX's RoCE steering takes them), or RoCE v1 (a GRH)?
  */
 static bool sim_net_is_roce(struct sk_buff *skb)
 {
@@ -409,6 +455,11 @@ static bool sim_net_is_roce(struct sk_buff *skb)
 		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_UDP)
 			return false;
 		udp = (const struct udphdr *)(ip6 + 1);
+	} else if (skb->protocol == htons(ETH_P_IBOE)) {
+		if (!pskb_may_pull(skb, sizeof(*ip6)))
+			return false;
+		ip6 = (const struct ipv6hdr *)skb->data;
+		return ip6->version == 6 && ip6->nexthdr == SIM_GRH_NEXT_BTH;
 	} else {
 		return false;
 	}
@@ -416,8 +467,8 @@ static bool sim_net_is_roce(struct sk_buff *skb)
 }
 
 /*
- * Softirq: take IPv4 and IPv6 UDP frames to 4791 for the engine, pass
- * the rest. The checks here only tell ours from others; the engine
+ * Softirq: take IPv4 and IPv6 UDP frames to 4791 and RoCE v1 frames for
+ * the engine, pass the rest. The checks here only tell ours from others; the engine
  * checks the rest.
  */
 static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
@@ -443,9 +494,9 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 
 /*
  * Is @dgid (an IPv6 address, IPv4-mapped for IPv4) one of the device's
- * RoCE v2 GIDs?
+ * GIDs of RoCE version @version?
  */
-static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid)
+static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid, u8 version)
 {
 	const struct sim_gid *g;
 	bool found = false;
@@ -454,7 +505,7 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid)
 	spin_lock(&sim->gid_lock);
 	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
 		g = &sim->ports[0].gids[i];
-		found = g->valid && g->version == MLX5_ROCE_VERSION_2 &&
+		found = g->valid && g->version == version &&
 			!memcmp(g->gid, dgid, sizeof(g->gid));
 	}
 	spin_unlock(&sim->gid_lock);
@@ -462,25 +513,29 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid)
 }
 
 /*
- * The IP header of a frame: its length in @len, the addresses (as GIDs),
- * TTL or hop limit, TOS or traffic class, flow label. The UDP checksum
- * is not looked at (the ICRC covers the packet; rxe sends 0, on IPv6
- * too).
+ * The IP header or GRH of a frame: its length in @len, the addresses (as
+ * GIDs), TTL or hop limit, TOS or traffic class, flow label. The UDP
+ * checksum is not looked at (the ICRC covers the packet; rxe sends 0, on
+ * IPv6 too).
  */
-static bool sim_net_parse_ip(const u8 *l3, bool v6, u32 *len,
+static bool sim_net_parse_ip(const u8 *l3, enum sim_l3 kind, u32 *len,
 			     struct sim_rx_pkt *pkt)
 {
 	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)l3;
 	const struct iphdr *ip = (const struct iphdr *)l3;
 
-	if (v6) {
-		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_UDP)
+	if (kind != SIM_L3_V4) {
+		if (ip6->version != 6 ||
+		    ip6->nexthdr != (kind == SIM_L3_GRH ? SIM_GRH_NEXT_BTH :
+						     IPPROTO_UDP))
 			return false;
 		*len = sizeof(*ip6) + ntohs(ip6->payload_len);
 		memcpy(pkt->sgid, &ip6->saddr, sizeof(pkt->sgid));
 		memcpy(pkt->dgid, &ip6->daddr, sizeof(pkt->dgid));
-		/* IPv4 addresses come in IPv4 */
-		if (sim_gid_v4(pkt->sgid) || sim_gid_v4(pkt->dgid))
+		pkt->v1 = kind == SIM_L3_GRH;
+		/* RoCEv2: IPv4 addresses come in IPv4 */
+		if (!pkt->v1 &&
+		    (sim_gid_v4(pkt->sgid) || sim_gid_v4(pkt->dgid)))
 			return false;
 		pkt->ttl = ip6->hop_limit;
 		pkt->tos = ip6_tclass(ip6_flowinfo(ip6));
@@ -497,22 +552,25 @@ static bool sim_net_parse_ip(const u8 *l3, bool v6, u32 *len,
 	return true;
 }
 
-/* Parse and check a frame (linear, at its IPv4 or IPv6 header). */
+/* Parse and check a frame (linear, at its IPv4 or IPv6 header or GRH). */
 static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
-			  bool v6, struct sim_rx_pkt *pkt)
+			  enum sim_l3 kind, struct sim_rx_pkt *pkt)
 {
-	u32 l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	u32 l3len = sim_l3_len(kind);
 	const struct udphdr *udp = (const struct udphdr *)(l3 + l3len);
-	const struct sim_bth *bth = (const struct sim_bth *)(udp + 1);
-	u32 min = l3len + sizeof(*udp) + sizeof(*bth) + SIM_ICRC_LEN;
+	const struct sim_bth *bth =
+		(const struct sim_bth *)(l3 + sim_l3_hdrs(kind));
+	u32 min = sim_l3_hdrs(kind) + sizeof(*bth) + SIM_ICRC_LEN;
 	struct sim_net_stats *st = &sim->net.st;
 	u32 len, tlen, hlen, paypad, pad, apsn;
 	const u8 *h;
 
-	if (avail < min || !sim_net_parse_ip(l3, v6, &len, pkt) ||
-	    len > avail || len < min || ntohs(udp->len) != len - l3len)
+	if (avail < min || !sim_net_parse_ip(l3, kind, &len, pkt) ||
+	    len > avail || len < min ||
+	    (kind != SIM_L3_GRH && ntohs(udp->len) != len - l3len))
 		goto bad;
-	if (!sim_net_owns(sim, pkt->dgid)) {
+	if (!sim_net_owns(sim, pkt->dgid, pkt->v1 ? MLX5_ROCE_VERSION_1 :
+						      MLX5_ROCE_VERSION_2)) {
 		atomic64_inc(&st->rx_not_ours);
 		return false;
 	}
@@ -539,13 +597,18 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 			goto bad;
 		pkt->hdrs |= SIM_HDR_DETH;
 		break;
+	case SIM_TR_CNP:
+		if (bth->opcode != SIM_OP_CNP || pkt->v1)
+			goto bad;
+		pkt->hdrs = SIM_HDR_CNP;
+		break;
 	default:
-		/* RD, CNP, XRC and the rest are not on the model's wire */
+		/* RD, XRC and the rest are not on the model's wire */
 		atomic64_inc(&st->rx_dropped);
 		return false;
 	}
 
-	tlen = len - l3len - sizeof(*udp);
+	tlen = len - sim_l3_hdrs(kind);
 	hlen = sizeof(*bth) + sim_ext_len(pkt->hdrs);
 	if (tlen < hlen + SIM_ICRC_LEN)
 		goto bad;
@@ -553,7 +616,7 @@ static bool sim_net_parse(struct mlx5sp_sim *sim, const u8 *l3, u32 avail,
 	pad = (bth->flags & SIM_BTH_PAD_MASK) >> SIM_BTH_PAD_SHIFT;
 	if (pad > paypad || (!(pkt->hdrs & SIM_HDR_PAYLOAD) && paypad))
 		goto bad;
-	if (sim_icrc(l3, len - SIM_ICRC_LEN, v6) !=
+	if (sim_icrc(l3, len - SIM_ICRC_LEN, kind) !=
 	    get_unaligned_le32(l3 + len - SIM_ICRC_LEN)) {
 		atomic64_inc(&st->rx_bad_icrc);
 		return false;
@@ -623,16 +686,27 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 			   struct sk_buff *skb)
 {
 	struct sim_rx_pkt pkt = {};
+	enum sim_l3 kind = SIM_L3_V4;
 	struct sim_qp *qp;
 
+	if (skb->protocol == htons(ETH_P_IPV6))
+		kind = SIM_L3_V6;
+	else if (skb->protocol == htons(ETH_P_IBOE))
+		kind = SIM_L3_GRH;
 	if (skb_linearize(skb) ||
-	    !sim_net_parse(sim, skb->data, skb->len,
-			   skb->protocol == htons(ETH_P_IPV6), &pkt))
+	    !sim_net_parse(sim, skb->data, skb->len, kind, &pkt))
 		return;
 	atomic64_inc(&sim->net.st.rx_pkts);
 	qp = sim_qp_lookup(sim, pkt.dqpn);
 	if (!qp)
 		goto no_qp;
+	if (pkt.tr == SIM_TR_CNP) {
+		sim_cong_cnp(sim, qp);
+		return;
+	}
+	/* Congestion Experienced on the way (RoCEv2): the NP answers */
+	if (!pkt.v1 && INET_ECN_is_ce(pkt.tos))
+		sim_cong_marked(sim, qp, &pkt, skb);
 	if (pkt.tr == SIM_TR_UD) {
 		if (qp->st != MLX5_QP_ST_UD &&
 		    !(qp->st == MLX5_QP_ST_QP1 && pkt.dqpn == SIM_GSI_QPN))
@@ -749,4 +823,10 @@ void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
 	seq_printf(m, "dup_reqs %lld\n", atomic64_read(&st->dup_reqs));
 	seq_printf(m, "atomics %lld\n", atomic64_read(&st->atomics));
 	seq_printf(m, "atomic_dups %lld\n", atomic64_read(&st->atomic_dups));
+	seq_printf(m, "np_ecn_marked %lld\n", atomic64_read(&st->np_ecn_marked));
+	seq_printf(m, "np_cnp_sent %lld\n", atomic64_read(&st->np_cnp_sent));
+	seq_printf(m, "rp_cnp_handled %lld\n",
+		   atomic64_read(&st->rp_cnp_handled));
+	seq_printf(m, "rp_cnp_ignored %lld\n",
+		   atomic64_read(&st->rp_cnp_ignored));
 }

@@ -368,6 +368,7 @@ struct sim_qp {
 	u8 sgid_index;
 	u8 rgid[16];
 	u32 remote_qpn;
+	u64 cnp_ns;			/* last CNP sent for it (cong.c) */
 	u32 qkey;
 	u8 mtu;
 	u8 log_msg_max;
@@ -664,6 +665,9 @@ struct mlx5sp_sim {
 	 * enough; set before the QPs are connected).
 	 */
 	bool wire_peers;
+	/* ECN: notification and reaction points (cong.c, debugfs ecn_*) */
+	bool ecn_np;
+	bool ecn_rp;
 
 	spinlock_t fault_lock;		/* protects fault */
 	struct sim_fault fault;
@@ -1051,7 +1055,9 @@ struct sim_tx_path {
 	u8 ttl;
 	u8 tos;
 	u16 sport;
-	u32 flow_label;			/* IPv6 */
+	u32 flow_label;			/* IPv6 and the GRH */
+	bool v1;			/* RoCE v1: the source GID's type */
+	bool cnp;			/* a CNP: not ECN-capable */
 };
 
 /* What goes in a packet's transport headers. */
@@ -1073,6 +1079,7 @@ struct sim_tx_pkt {
 	u64 swap_add;			/* AtomicETH */
 	u64 compare;
 	u64 orig;			/* AtomicAckETH */
+	bool becn;			/* a CNP's */
 };
 
 struct seq_file;
@@ -1090,6 +1097,13 @@ bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim);
 void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim);
 u32 sim_wire_mtu(const struct sim_qp *qp);
 u16 sim_wire_op_hdrs(u8 op);
+
+/* cong.c: ECN marks and CNPs */
+void sim_cong_marked(struct mlx5sp_sim *sim, struct sim_qp *qp,
+		     const struct sim_rx_pkt *pkt, const struct sk_buff *skb);
+void sim_cong_cnp(struct mlx5sp_sim *sim, struct sim_qp *qp);
+u8 sim_cong_tos(struct mlx5sp_sim *sim, const struct sim_tx_path *p);
+int sim_cmd_query_cong_statistics(struct sim_cmd *c);
 
 static inline s32 sim_psn_diff(u32 a, u32 b)
 {

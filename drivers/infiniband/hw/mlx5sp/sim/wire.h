@@ -30,7 +30,10 @@
 #define SIM_TR_RC		0x00
 #define SIM_TR_UC		0x20
 #define SIM_TR_UD		0x60
+#define SIM_TR_CNP		0x80
 #define SIM_TR_MASK		0xe0
+#define SIM_OP_CNP		0x81	/* full opcode (cong.c) */
+#define SIM_CNP_RSVD		16	/* its reserved bytes after the BTH */
 
 enum sim_bth_op {
 	SIM_OP_SEND_FIRST		= 0x00,
@@ -65,6 +68,8 @@ enum sim_bth_op {
 #define SIM_BTH_PAD_SHIFT	4
 #define SIM_BTH_PAD_MASK	0x30
 #define SIM_BTH_TVER_MASK	0x0f
+/* BTH word 1, above the destination QP */
+#define SIM_BTH_BECN		BIT(30)
 /* BTH word 2 */
 #define SIM_BTH_ACKREQ		BIT(31)
 
@@ -125,6 +130,7 @@ struct sim_atmack {
 #define SIM_HDR_LAST		BIT(7)	/* ... its last (ONLY: both) */
 #define SIM_HDR_ATMETH		BIT(8)
 #define SIM_HDR_ATMACK		BIT(9)
+#define SIM_HDR_CNP		BIT(10)	/* a CNP's reserved bytes */
 
 /* A packet as parsed from the wire, every field checked (net.c). */
 struct sim_rx_pkt {
@@ -154,7 +160,8 @@ struct sim_rx_pkt {
 	u8 dgid[16];
 	u8 ttl;			/* or hop limit */
 	u8 tos;			/* or traffic class */
-	u32 flow_label;		/* IPv6 */
+	u32 flow_label;		/* IPv6 and the GRH */
+	bool v1;		/* RoCE v1: a GRH, no IP and UDP */
 };
 
 /* Requester of a QP on the wire, under sq_lock (wire_req.c). */
@@ -236,6 +243,11 @@ struct sim_net_stats {
 	atomic64_t dup_reqs;		/* duplicate requests answered */
 	atomic64_t atomics;		/* atomic requests executed */
 	atomic64_t atomic_dups;		/* ... answered again from the cache */
+	/* congestion (cong.c), the PRM's QUERY_CONG_STATISTICS */
+	atomic64_t np_ecn_marked;	/* packets in with ECN CE */
+	atomic64_t np_cnp_sent;
+	atomic64_t rp_cnp_handled;
+	atomic64_t rp_cnp_ignored;	/* CNPs in with ecn_rp off */
 };
 
 /* The wire of a device: its receive hook and queue (net.c). */

@@ -488,7 +488,7 @@ void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
 {
 	struct sim_gid sgid = {
 		.valid = true,
-		.version = MLX5_ROCE_VERSION_2,
+		.version = pkt->v1 ? MLX5_ROCE_VERSION_1 : MLX5_ROCE_VERSION_2,
 		.l3_type = ipv6_addr_v4mapped((const struct in6_addr *)
 					      pkt->sgid) ?
 			   MLX5_ROCE_L3_TYPE_IPV4 : MLX5_ROCE_L3_TYPE_IPV6,
