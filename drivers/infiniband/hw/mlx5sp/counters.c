@@ -12,6 +12,10 @@
  * Which Q counters the port lists follows the device's capabilities, with
  * mlx5_ib's names and order.
  *
+ * Then, where the device allows QUERY_CONG_STATISTICS (cc_query_allowed),
+ * mlx5_ib's four congestion counters of the port (ECN marks seen, CNPs
+ * sent, CNPs handled or ignored), 64 bits each; a bound counter shows 0.
+ *
  * After them come the driver's own counters for signature pipelining,
  * counted from what the driver sees: SIGERR CQEs polled from kernel CQs
  * (by guard, reference tag and application tag), SQ_DRAINED events of
@@ -20,6 +24,8 @@
  * the driver never sees. The driver counters are the port's only; a bound
  * counter shows 0 for them.
  */
+#include <linux/unaligned.h>
+
 #include "ib.h"
 
 #define MLX5SP_Q_OFF(fld) MLX5_BYTE_OFF(query_q_counter_out, fld)
@@ -63,6 +69,16 @@ static const struct mlx5sp_qc_desc extended_err_cnts[] = {
 	MLX5SP_QC(req_rnr_retries_exceeded),
 	/* not in mlx5_ib's list; the PRM has it beside resp_ */
 	MLX5SP_QC(req_local_length_error),
+};
+
+#define MLX5SP_CC(fld) \
+	{ #fld, MLX5_BYTE_OFF(query_cong_statistics_out, fld##_high) }
+
+static const struct mlx5sp_qc_desc cong_cnts[MLX5SP_CONG_STATS] = {
+	MLX5SP_CC(rp_cnp_ignored),
+	MLX5SP_CC(rp_cnp_handled),
+	MLX5SP_CC(np_ecn_marked_roce_packets),
+	MLX5SP_CC(np_cnp_sent),
 };
 
 static const char * const drv_cnt_names[MLX5SP_DRV_NR] = {
@@ -132,6 +148,32 @@ static int query_q_counter(struct mlx5sp_ib_dev *dev, u32 id,
 	return err;
 }
 
+/* The congestion counters into @stats after the Q counters. */
+static int query_cong_counters(struct mlx5sp_ib_dev *dev,
+			       struct rdma_hw_stats *stats)
+{
+	struct mlx5sp_counters *c = &dev->cnt;
+	u32 in[MLX5_ST_SZ_DW(query_cong_statistics_in)] = {};
+	void *out;
+	u32 i;
+	int err;
+
+	out = kzalloc(MLX5_ST_SZ_BYTES(query_cong_statistics_out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_cong_statistics_in, in, opcode,
+		 MLX5_CMD_OP_QUERY_CONG_STATISTICS);
+	err = mlx5sp_cmd_exec(dev->mdev, in, sizeof(in), out,
+			      MLX5_ST_SZ_BYTES(query_cong_statistics_out));
+	if (!err)
+		for (i = 0; i < c->ncong && c->nq + i < stats->num_counters;
+		     i++)
+			stats->value[c->nq + i] =
+				get_unaligned_be64(out + cong_cnts[i].off);
+	kfree(out);
+	return err;
+}
+
 /**
  * mlx5sp_counters_init - the port's counter list and its Q counter set
  * @dev: the RDMA device, before registration
@@ -151,11 +193,17 @@ int mlx5sp_counters_init(struct mlx5sp_ib_dev *dev)
 		add_q_cnts(c, retrans_q_cnts, ARRAY_SIZE(retrans_q_cnts));
 	if (MLX5SP_CAP_GEN(dev, enhanced_error_q_counters))
 		add_q_cnts(c, extended_err_cnts, ARRAY_SIZE(extended_err_cnts));
+	c->ncong = 0;
+	if (MLX5SP_CAP_GEN(dev, cc_query_allowed)) {
+		for (i = 0; i < MLX5SP_CONG_STATS; i++)
+			c->descs[c->nq + i].name = cong_cnts[i].name;
+		c->ncong = MLX5SP_CONG_STATS;
+	}
 	for (i = 0; i < MLX5SP_DRV_NR; i++) {
-		c->descs[c->nq + i].name = drv_cnt_names[i];
+		c->descs[c->nq + c->ncong + i].name = drv_cnt_names[i];
 		atomic64_set(&c->drv[i], 0);
 	}
-	c->n = c->nq + MLX5SP_DRV_NR;
+	c->n = c->nq + c->ncong + MLX5SP_DRV_NR;
 	c->set_id = 0;
 	if (!MLX5SP_CAP_GEN(dev, max_qp_cnt))
 		return 0;		/* no Q counters: they read 0 */
@@ -206,8 +254,13 @@ static int get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		if (err)
 			return err;
 	}
+	if (c->ncong) {
+		err = query_cong_counters(dev, stats);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < MLX5SP_DRV_NR; i++)
-		stats->value[c->nq + i] = atomic64_read(&c->drv[i]);
+		stats->value[c->nq + c->ncong + i] = atomic64_read(&c->drv[i]);
 	return c->n;
 }
 

@@ -87,6 +87,7 @@ enum mlx5sp_drv_cnt {
 };
 
 #define MLX5SP_MAX_Q_STATS	32
+#define MLX5SP_CONG_STATS	4	/* QUERY_CONG_STATISTICS's */
 
 /*
  * The port's hardware counters: set at device add (before registration)
@@ -95,9 +96,11 @@ enum mlx5sp_drv_cnt {
 struct mlx5sp_counters {
 	u32 set_id;			/* the port's Q counter set, 0: none */
 	u32 nq;				/* Q counters listed */
-	u32 n;				/* nq + MLX5SP_DRV_NR */
+	u32 ncong;			/* congestion counters after them */
+	u32 n;				/* nq + ncong + MLX5SP_DRV_NR */
 	u16 q_off[MLX5SP_MAX_Q_STATS];	/* bytes into query_q_counter_out */
-	struct rdma_stat_desc descs[MLX5SP_MAX_Q_STATS + MLX5SP_DRV_NR];
+	struct rdma_stat_desc descs[MLX5SP_MAX_Q_STATS + MLX5SP_CONG_STATS +
+				    MLX5SP_DRV_NR];
 	atomic64_t drv[MLX5SP_DRV_NR];
 };
 

@@ -5,7 +5,8 @@
  * QUERY of a set that does not exist, QUERY's vport and aggregate fields,
  * read-and-clear), and the driver's use of them: the port's set allocated
  * at device add (registration fails without it), the port's counter list
- * through ib_core's hw stats ops.
+ * through ib_core's hw stats ops, the congestion counters among them
+ * (QUERY_CONG_STATISTICS; a failed query fails the read).
  */
 #include <kunit/test.h>
 #include <rdma/ib_verbs.h>
@@ -226,7 +227,8 @@ static void qc_port_stats(struct kunit *test)
 		"rx_write_requests", "out_of_sequence", "duplicate_request",
 		"local_ack_timeout_err", "req_cqe_error", "resp_cqe_error",
 		"req_remote_access_errors", "resp_local_length_error",
-		"sig_err_guard", "sig_err_reftag", "sig_err_apptag",
+		"rp_cnp_ignored", "rp_cnp_handled",
+		"np_ecn_marked_roce_packets", "np_cnp_sent", "sig_err_guard", "sig_err_reftag", "sig_err_apptag",
 		"sq_drained", "wqes_cancelled",
 	};
 	struct rdma_hw_stats *st;
@@ -251,6 +253,25 @@ static void qc_port_stats(struct kunit *test)
 	rdma_free_hw_stats_struct(st);
 }
 
+/* QUERY_CONG_STATISTICS failing fails the port's read, once. */
+static void qc_port_stats_cong_fails(struct kunit *test)
+{
+	struct qc_ctx *ctx = qc_up(test, "ku_qc5", 0, NULL);
+	struct ib_device *ibdev = &ctx->dev->ib->ib;
+	struct rdma_hw_stats *st;
+
+	st = ibdev->ops.alloc_hw_port_stats(ibdev, 1);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	mlx5sp_sim_fail_cmd(ctx->sim, MLX5_CMD_OP_QUERY_CONG_STATISTICS,
+			    MLX5_CMD_STAT_NO_RES_ERR, 0x5b0f0043, 1);
+	KUNIT_EXPECT_LT(test, ibdev->ops.get_hw_stats(ibdev, st, 1,
+						      st->num_counters), 0);
+	KUNIT_EXPECT_EQ(test, ibdev->ops.get_hw_stats(ibdev, st, 1,
+						      st->num_counters),
+			(int)st->num_counters);
+	rdma_free_hw_stats_struct(st);
+}
+
 /* Without its Q counter set the RDMA device does not come up. */
 static void qc_add_fails_without_set(struct kunit *test)
 {
@@ -265,6 +286,7 @@ static struct kunit_case qc_cases[] = {
 	KUNIT_CASE(qc_bad_input),
 	KUNIT_CASE(qc_query_fresh),
 	KUNIT_CASE(qc_port_stats),
+	KUNIT_CASE(qc_port_stats_cong_fails),
 	KUNIT_CASE(qc_add_fails_without_set),
 	{}
 };
