@@ -15,9 +15,11 @@ ipa=10.77.0.1
 ipb=10.77.0.2
 work=$(mktemp -d /tmp/wire.XXXXXX)
 
-# gid_index DEV ADDR: the RoCE v2 GID of ADDR (IPv4 or IPv6) in DEV's table
+# gid_index DEV ADDR [TYPE]: the GID of ADDR (IPv4 or IPv6) in DEV's table
+# of type TYPE (sysfs's name: "RoCE v2", the default, or "IB/RoCE v1")
 gid_index() {
 	local d=/sys/class/infiniband/$1/ports/1 want f _ n g ty
+	local type=${3:-RoCE v2}
 	if [[ "$2" == *:* ]]; then
 		want=$(/usr/bin/python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2")
 	else
@@ -30,14 +32,14 @@ gid_index() {
 			[ "$g" = "$want" ] || continue
 			n=${f##*/}
 			read -r ty <"$d/gid_attrs/types/$n" 2>/dev/null || continue
-			if [ "$ty" = "RoCE v2" ]; then
+			if [ "$ty" = "$type" ]; then
 				echo "$n"
 				return 0
 			fi
 		done
 		sleep 0.2
 	done
-	die "$1: no RoCE v2 GID for $2"
+	die "$1: no $type GID for $2"
 }
 
 wire_cleanup() {
@@ -96,7 +98,8 @@ wire_done() {
 }
 
 # wire_pingpong PROG SERVER-SIDE ARGS...: a pingpong of $iters iterations,
-# server on SERVER-SIDE (sp|rxe), the other side the client; each within
+# server on SERVER-SIDE (sp: sp0, rxe: the peer, $wire_peer or rxe0, GID
+# $gr), the other side the client; each within
 # ${WIRE_PP_TIMEOUT:-60} s, both exit 0, both did $iters iterations, and
 # neither says its data was invalid (ibv_rc_pingpong -c)
 wire_pingpong() {
@@ -106,9 +109,9 @@ wire_pingpong() {
 	port=$((18515 + checks))
 	if [ "$side" = sp ]; then
 		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
-		cdev=rxe0; cg=$gr; cexec=""; srv=$ipa
+		cdev=${wire_peer:-rxe0}; cg=$gr; cexec=""; srv=$ipa
 	else
-		sdev=rxe0; sg=$gr; sexec=""
+		sdev=${wire_peer:-rxe0}; sg=$gr; sexec=""
 		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
 	fi
 	$sexec timeout "$t" "$prog" -d $sdev -g "$sg" -p $port "$@" >"$work/srv" 2>&1 &
@@ -127,7 +130,7 @@ wire_pingpong() {
 	grep -q "^$iters iters in" "$work/srv" || { cat "$work/srv"; die "$prog $*: server short"; }
 	! grep -qi "invalid data" "$work/srv" "$work/cli" ||
 		{ cat "$work/srv" "$work/cli"; die "$prog $*: invalid data"; }
-	ok "$prog $* server on $side: $out"
+	ok "$prog $* server on $sdev: $out"
 }
 
 # wire_counters_zero [COUNTER...]: the model's wire counters shown, and
@@ -184,11 +187,11 @@ wire_capture_check() {
 	fi
 	n=$($ts -r "$cap" -Y 'infiniband' 2>/dev/null | wc -l)
 	[ "$n" -ge "$min" ] || die "tshark: only $n InfiniBand packets (want $min)"
-	ok "tshark: $n RoCEv2 packets, none malformed, no expert error"
+	ok "tshark: $n RoCE packets, none malformed, no expert error"
 
 	# the ICRC of every RoCEv2 packet, recomputed (wire_icrc.py), from
 	# both sides
 	/usr/bin/python3 "$MLX5SP_TOP/tests/integration/wire_icrc.py" "$cap" "$@" ||
 		die "ICRC check failed"
-	ok "ICRC valid on every RoCEv2 packet of the capture"
+	ok "ICRC valid on every RoCE packet of the capture"
 }

@@ -1,28 +1,30 @@
 #!/usr/bin/python3
-# The ICRC of every RoCEv2 packet of a capture (pcap), recomputed, IPv4
-# and IPv6 (IBTA annex A17.3.3: CRC32 over 8 bytes of ones, the IP header
-# with the fields routers change as ones (IPv4: TOS, TTL, checksum; IPv6:
-# traffic class, flow label, hop limit), UDP with its checksum as ones,
-# the BTH with resv8a as ones, then the rest up to the ICRC; stored
-# little-endian).
+# The ICRC of every RoCE packet of a capture (pcap), recomputed, RoCEv2
+# over IPv4 and IPv6 and RoCE v1 (IBTA annex A17.3.3 and A16: CRC32 over
+# 8 bytes of ones, the IP header or GRH with the fields routers change as
+# ones (IPv4: TOS, TTL, checksum; IPv6 and the GRH: traffic class, flow
+# label, hop limit), RoCEv2's UDP with its checksum as ones, the BTH with
+# resv8a as ones, then the rest up to the ICRC; stored little-endian).
 #
 # usage: wire_icrc.py PCAP MODEL-ADDR... [--want KEY...]
-# MODEL-ADDRs (IPv4 or IPv6) tell the model's packets from the peer's.
+# MODEL-ADDRs (IPv4 or IPv6) tell the model's packets from the peer's (a
+# RoCE v1 GID that is IPv4-mapped counts as its IPv4 address).
 # Prints the counts by family, side and transport; exits 1 on a bad ICRC,
-# or when a KEY of the form FAMILY-SIDE[-TRANSPORT] (v4|v6, model|peer,
-# rc|uc|ud), e.g. v6-model-uc, counts no packet.
+# or when a KEY of the form FAMILY-SIDE[-TRANSPORT] (v4|v6|v1, model|peer,
+# rc|uc|ud|cnp), e.g. v6-model-uc, counts no packet.
 import ipaddress
 import struct
 import sys
 import zlib
 
-TR = {0x00: 'rc', 0x20: 'uc', 0x60: 'ud'}
+TR = {0x00: 'rc', 0x20: 'uc', 0x60: 'ud', 0x80: 'cnp'}
+V4MAPPED = b'\x00' * 10 + b'\xff\xff'
 
 
-def icrc(l3, v6):
-    """the ICRC of the packet @l3 (IP header on, without its ICRC)"""
+def icrc(l3, fam):
+    """the ICRC of the packet @l3 (IP header or GRH on, without its ICRC)"""
     m = bytearray(l3)
-    if v6:
+    if fam != 'v4':
         m[0] |= 0x0f            # traffic class, flow label
         m[1:4] = b'\xff\xff\xff'
         m[7] = 0xff             # hop limit
@@ -32,8 +34,10 @@ def icrc(l3, v6):
         m[8] = 0xff             # TTL
         m[10:12] = b'\xff\xff'  # checksum
         u = 20
-    m[u + 6:u + 8] = b'\xff\xff'    # UDP checksum
-    m[u + 8 + 4] = 0xff             # BTH resv8a
+    if fam != 'v1':
+        m[u + 6:u + 8] = b'\xff\xff'    # UDP checksum
+        u += 8
+    m[u + 4] = 0xff                 # BTH resv8a
     return zlib.crc32(b'\xff' * 8 + bytes(m)) & 0xffffffff
 
 
@@ -59,33 +63,40 @@ def main():
         if et == b'\x08\x00':
             if len(ip) < 20 or ip[9] != 17 or (ip[0] & 0xf) != 5:
                 continue
-            v6, hl = False, 20
+            fam, hl = 'v4', 28
             tot = struct.unpack('>H', ip[2:4])[0]
             src = ip[12:16]
         elif et == b'\x86\xdd':
             if len(ip) < 40 or ip[6] != 17:
                 continue
-            v6, hl = True, 40
+            fam, hl = 'v6', 48
             tot = 40 + struct.unpack('>H', ip[4:6])[0]
             src = ip[8:24]
+        elif et == b'\x89\x15':
+            if len(ip) < 40 or ip[6] != 0x1b:
+                continue
+            fam, hl = 'v1', 40
+            tot = 40 + struct.unpack('>H', ip[4:6])[0]
+            src = ip[8:24]
+            if src[:12] == V4MAPPED:
+                src = src[12:]
         else:
             continue
-        if struct.unpack('>H', ip[hl + 2:hl + 4])[0] != 4791:
+        if fam != 'v1' and struct.unpack('>H', ip[hl - 6:hl - 4])[0] != 4791:
             continue
         ip = ip[:tot]
-        want_crc = icrc(ip[:tot - 4], v6)
+        want_crc = icrc(ip[:tot - 4], fam)
         got, = struct.unpack('<I', ip[tot - 4:tot])
         n += 1
-        fam = 'v6' if v6 else 'v4'
         side = 'model' if src in mine else 'peer'
-        tr = TR.get(ip[hl + 8] & 0xe0, 'other')
+        tr = TR.get(ip[hl] & 0xe0, 'other')
         for k in (fam, fam + '-' + side, fam + '-' + side + '-' + tr):
             count[k] = count.get(k, 0) + 1
         if want_crc != got:
             bad += 1
             if bad < 5:
                 print('bad ICRC: %s src %s op 0x%02x got %08x want %08x' %
-                      (fam, ipaddress.ip_address(src), ip[hl + 8], got,
+                      (fam, ipaddress.ip_address(src), ip[hl], got,
                        want_crc))
     print('ICRC: %d packets, %d bad; %s' %
           (n, bad, ' '.join('%s=%d' % kv for kv in sorted(count.items()))))

@@ -1,0 +1,136 @@
+#!/bin/bash
+# RoCE v1 and ECN on the wire, between two model devices (issue 16): sp0
+# on vethA (netns sp) and sp1 on vethB, both with debugfs wire_peers set,
+# so their packets take the veth as between two hosts (rxe has neither
+# RoCE v1 nor ECN: the peer is a model device).
+# RoCE v1: ibv_rc_pingpong (5000-byte messages over a 1024-byte path
+# MTU, -c) and ibv_ud_pingpong with the IPv4 addresses' "IB/RoCE v1" GIDs,
+# server on each side; a capture of vethB holds ethertype 0x8915 frames
+# (the GRH, no IP or UDP) from both, tshark reads them without a malformed
+# packet, wire_icrc.py recomputes every ICRC (v1 RC and UD from both).
+# ECN: netem on vethB's egress turns 30 % of sp1's packets into ECN CE
+# marks (netem's ecn: it marks what is ECN-capable and drops the rest);
+# an rc_pingpong with the RoCE v2 GIDs loses nothing, because every
+# packet of a model device with its reaction point on leaves ECT(0)
+# (sp1: no retransmission); sp0, the notification point, counts the marks
+# and answers with CNPs, sp1 handles them: np_ecn_marked_roce_packets,
+# np_cnp_sent and rp_cnp_handled of `rdma statistic` (mlx5_ib's names,
+# the PRM's QUERY_CONG_STATISTICS) move, CNPs (opcode 0x81) in the
+# capture with valid ICRCs. With sp0's notification point off (debugfs
+# ecn_np) the marks are counted and no CNP is sent; with sp1's reaction
+# point off its packets are not ECN-capable: netem drops 30 % of them,
+# the pingpong still completes (retransmission) and sp1's retransmits
+# move.
+# shellcheck source=tests/integration/lib.bash
+. "$(dirname "$(readlink -f "$0")")/lib.bash"
+# shellcheck source=tests/integration/wire.bash
+. "$(dirname "$(readlink -f "$0")")/wire.bash"
+
+iters=${WIRE_ITERS:-20}
+
+# link_stat DEV NAME [NETNS]: one counter of `rdma statistic show link`
+link_stat() {
+	local x=""
+	[ -n "${3:-}" ] && x="ip netns exec $3"
+	$x rdma -j statistic show link "$1/1" |
+		/usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$2'])"
+}
+
+# wire_field DEV NAME: a counter of the model's debugfs wire file
+wire_field() {
+	awk -v k="$2" '$1 == k { print $2 }' "$simfs/$1/wire"
+}
+
+wire_cleanup_hook() {
+	tc qdisc del dev vethB root 2>/dev/null || true
+	rdma link delete sp1 2>/dev/null || true
+}
+
+if ! modprobe sch_netem 2>/dev/null; then
+	echo "SKIP: no netem in this kernel"
+	exit 77
+fi
+t0=$(date +%s)
+wire_setup wire-v1-ecn
+rdma link delete rxe0
+rdma link add sp1 type mlx5sp netdev vethB || die "rdma link add sp1"
+echo 1 >"$simfs/sp0/wire_peers"
+echo 1 >"$simfs/sp1/wire_peers"
+wire_peer=sp1
+gs2=$gs
+gr2=$(gid_index sp1 $ipb)
+gs1=$(gid_index sp0 $ipa "IB/RoCE v1")
+gr1=$(gid_index sp1 $ipb "IB/RoCE v1")
+ok "sp0 (netns $ns) and sp1 on the veth, wire_peers: RoCE v1 GIDs $gs1/$gr1, v2 $gs2/$gr2 ($(($(date +%s) - t0)) s)"
+
+# RoCE v1
+wire_capture_start
+t0=$(date +%s)
+gs=$gs1
+gr=$gr1
+for side in sp rxe; do
+	wire_pingpong ibv_rc_pingpong $side -n $iters -s 5000 -m 1024 -c
+	wire_pingpong ibv_ud_pingpong $side -n $iters -s 1024
+done
+ok "RoCE v1 pingpongs: $(($(date +%s) - t0)) s"
+n1=$(tshark -r "$cap" -Y 'eth.type == 0x8915 && infiniband' 2>/dev/null | wc -l)
+# 5 packets a message and its ACK, each way, both servers
+[ "$n1" -ge $((iters * 4 * 5)) ] || die "tshark: only $n1 RoCE v1 packets"
+ok "tshark: $n1 RoCE v1 (ethertype 0x8915) packets"
+wire_capture_check $((iters * 4 * 5)) "$ipa" --want v1-model-rc v1-peer-rc v1-model-ud v1-peer-ud
+for d in sp0 sp1; do
+	for c in rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp tx_dropped; do
+		[ "$(wire_field $d $c)" = 0 ] || { cat "$simfs/$d/wire"; die "$d: $c not 0"; }
+	done
+done
+ok "sp0, sp1: no bad ICRC or header, nothing dropped"
+
+# ECN: marks instead of losses, answered with CNPs
+gs=$gs2
+gr=$gr2
+declare -A b
+b[marked]=$(link_stat sp0 np_ecn_marked_roce_packets $ns)
+b[sent]=$(link_stat sp0 np_cnp_sent $ns)
+b[handled]=$(link_stat sp1 rp_cnp_handled)
+b[retx]=$(wire_field sp1 retransmits)
+tc qdisc replace dev vethB root netem loss 30% ecn || die "tc netem loss ecn"
+wire_capture_start
+t0=$(date +%s)
+wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
+ok "rc_pingpong under netem loss 30% ecn: $(($(date +%s) - t0)) s"
+marked=$(($(link_stat sp0 np_ecn_marked_roce_packets $ns) - b[marked]))
+sent=$(($(link_stat sp0 np_cnp_sent $ns) - b[sent]))
+handled=$(($(link_stat sp1 rp_cnp_handled) - b[handled]))
+retx=$(($(wire_field sp1 retransmits) - b[retx]))
+[ "$marked" -gt 0 ] || die "sp0: no ECN-marked packet counted"
+[ "$sent" -gt 0 ] && [ "$sent" -le "$marked" ] || die "sp0: $sent CNPs for $marked marks"
+[ "$handled" -gt 0 ] && [ "$handled" -le "$sent" ] || die "sp1: $handled CNPs handled, $sent sent"
+[ "$retx" = 0 ] || die "sp1: $retx retransmissions: its packets were not ECN-capable"
+ok "sp0: $marked CE marks, $sent CNPs sent; sp1: $handled handled, no retransmission"
+ncnp=$(tshark -r "$cap" -Y 'infiniband.bth.opcode == 0x81' 2>/dev/null | wc -l)
+[ "$ncnp" -gt 0 ] || die "tshark: no CNP in the capture"
+ok "tshark: $ncnp CNPs"
+wire_capture_check $((iters * 5)) "$ipa" --want v4-model-rc v4-peer-rc v4-model-cnp
+
+# the notification point off: marks counted, no CNP
+echo 0 >"$simfs/sp0/ecn_np"
+b[marked]=$(link_stat sp0 np_ecn_marked_roce_packets $ns)
+b[sent]=$(link_stat sp0 np_cnp_sent $ns)
+wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
+marked=$(($(link_stat sp0 np_ecn_marked_roce_packets $ns) - b[marked]))
+sent=$(($(link_stat sp0 np_cnp_sent $ns) - b[sent]))
+[ "$marked" -gt 0 ] && [ "$sent" = 0 ] || die "ecn_np off: $marked marks, $sent CNPs"
+ok "sp0 ecn_np off: $marked marks, no CNP"
+echo 1 >"$simfs/sp0/ecn_np"
+
+# the reaction point off: not ECN-capable, netem drops, RC recovers
+echo 0 >"$simfs/sp1/ecn_rp"
+b[retx]=$(wire_field sp1 retransmits)
+wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
+retx=$(($(wire_field sp1 retransmits) - b[retx]))
+[ "$retx" -gt 0 ] || die "sp1 ecn_rp off: no retransmission under 30% loss"
+ok "sp1 ecn_rp off: its packets dropped, $retx retransmissions, every iteration done"
+tc qdisc del dev vethB root
+
+wire_done
+echo "PASS: RoCE v1 and ECN on the wire ($checks checks)"
