@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * rdma_cm plumbing of the shutdown tests (cm_shutdown.c, cm_sig_shutdown.c):
- * fatal errors, addresses, and waiting for the next CM event.
+ * fatal errors, addresses, waiting for the next CM event, and the target
+ * process beside the initiator.
  */
 #ifndef MLX5SP_TESTS_CM_H
 #define MLX5SP_TESTS_CM_H
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* a loaded debug kernel under TCG: a connect took over 5 s */
 #define CM_WAIT_MS	30000
@@ -93,6 +96,46 @@ static inline int expect_event(struct rdma_event_channel *ch,
 	}
 	rdma_ack_cm_event(ev);
 	return ok;
+}
+
+/* A target: listens on @ip, serves @runs connections of @n requests. */
+typedef int (*cm_target_fn)(const char *ip, int runs, int n, int ready);
+
+/*
+ * @fn in a child process, which writes a byte to its @ready descriptor once
+ * it listens; returns the child's pid after that byte.
+ */
+static inline pid_t cm_start_target(cm_target_fn fn, const char *ip, int runs,
+				    int n)
+{
+	int fd[2];
+	pid_t pid;
+	char r;
+
+	if (pipe(fd))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		close(fd[0]);
+		exit(fn(ip, runs, n, fd[1]));
+	}
+	close(fd[1]);
+	if (read(fd[0], &r, 1) != 1)
+		die("the target did not start", EIO);
+	close(fd[0]);
+	return pid;
+}
+
+/* Whether the target @pid exited 0. */
+static inline int cm_target_ok(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	return WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
 #endif

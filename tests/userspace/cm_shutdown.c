@@ -313,8 +313,7 @@ int main(int argc, char **argv)
 	int runs = argc > 3 ? atoi(argv[3]) : 10;
 	int msgs = argc > 4 ? atoi(argv[4]) : 32;
 	int reads = argc > 5 ? atoi(argv[5]) : 0;
-	int fd[2], status, run, good, bad_runs = 0;
-	char r;
+	int run, good, bad_runs = 0;
 	pid_t pid;
 
 	if (argc < 3 || runs <= 0 || msgs <= 0 || msgs > MAX_MSGS ||
@@ -322,18 +321,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cm_shutdown SERVER_IP CLIENT_IP [RUNS [MSGS [READS]]]\n");
 		return 2;
 	}
-	if (pipe(fd))
-		die("pipe", errno);
-	pid = fork();
-	if (pid < 0)
-		die("fork", errno);
-	if (!pid) {
-		close(fd[0]);
-		exit(target(argv[1], runs, msgs, fd[1]));
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, 1) != 1)
-		die("the target did not start", EIO);
+	pid = cm_start_target(target, argv[1], runs, msgs);
 	for (run = 0; run < runs; run++) {
 		good = initiate(argv[1], argv[2], run, msgs, reads);
 		printf("  initiator, run %d: %d of %d WRs (%d READs, %d SENDs) completed successfully\n",
@@ -343,9 +331,7 @@ int main(int argc, char **argv)
 	}
 	check(!bad_runs, "initiator: every READ and SEND before the QP to ERR and rdma_disconnect completed successfully, %d of %d runs (%d READs, %d messages each)",
 	      runs - bad_runs, runs, reads, msgs);
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid", errno);
-	check(WIFEXITED(status) && !WEXITSTATUS(status),
+	check(cm_target_ok(pid),
 	      "target: every message received, the last one too, in each of %d runs",
 	      runs);
 	printf("%d passed, %d failed\n", passes, failures);

@@ -722,8 +722,7 @@ int main(int argc, char **argv)
 	int runs = argc > 3 ? atoi(argv[3]) : 10;
 	int cmds = argc > 4 ? atoi(argv[4]) : 16;
 	int reads = argc > 5 ? atoi(argv[5]) : 8;
-	int fd[2], status, run, bad_runs = 0;
-	char r;
+	int run, bad_runs = 0;
 	pid_t pid;
 
 	if (argc < 3 || runs <= 0 || cmds < 4 || cmds > MAX_CMDS ||
@@ -732,25 +731,12 @@ int main(int argc, char **argv)
 			MAX_CMDS, MAX_READS);
 		return 2;
 	}
-	if (pipe(fd))
-		die("pipe", errno);
-	pid = fork();
-	if (pid < 0)
-		die("fork", errno);
-	if (!pid) {
-		close(fd[0]);
-		exit(target(argv[1], runs, cmds, fd[1]));
-	}
-	close(fd[1]);
-	if (read(fd[0], &r, 1) != 1)
-		die("the target did not start", EIO);
+	pid = cm_start_target(target, argv[1], runs, cmds);
 	for (run = 0; run < runs; run++)
 		bad_runs += initiate(argv[1], argv[2], run, cmds, reads);
 	check(!bad_runs, "initiator: every READ command answered as its PI says, then every READ and SEND before the QP to ERR and rdma_disconnect completed successfully, %d of %d runs",
 	      runs - bad_runs, runs);
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid", errno);
-	check(WIFEXITED(status) && !WEXITSTATUS(status),
+	check(cm_target_ok(pid),
 	      "target: signature errors, canceled responses and SQD -> RTS in each run, then every message received, the last one too, no WR in error, in each of %d runs",
 	      runs);
 	printf("%d passed, %d failed\n", passes, failures);
