@@ -35,58 +35,13 @@ wire_setup wire-perf
 modprobe rdma_ucm
 wire_capture_start
 
-# sides SERVER-SIDE: the server's and the client's device, GID, command
-# prefix and the server's address
-sides() {
-	if [ "$1" = sp ]; then
-		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
-		cdev=rxe0; cg=$gr; cexec=""; srv=$ipa
-	else
-		sdev=rxe0; sg=$gr; sexec=""
-		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
-	fi
-}
-
-# listening EXEC PORT CM: wait until a server listens on PORT (TCP, or
-# an rdma_cm ID when CM is 1)
-listening() {
-	local _
-	for _ in $(seq 150); do
-		if [ "$3" = 1 ]; then
-			$1 rdma resource show cm_id 2>/dev/null |
-				grep -Eq "LISTEN.*:$2( |$)" && return 0
-		else
-			$1 ss -ltn | grep -q ":$2 " && return 0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
-
-# rping_run SERVER-SIDE
-rping_run() {
-	local side=$1 rc=0 n spid
-	sides "$side"
-	$sexec timeout "$t" rping -s -a $srv -p 7174 -V -v >"$work/srv" 2>&1 &
-	spid=$!
-	listening "$sexec" 7174 1 || { cat "$work/srv"; die "rping server on $side: not listening"; }
-	$cexec timeout "$t" rping -c -a $srv -p 7174 -C "$npings" -V -v >"$work/cli" 2>&1 || rc=$?
-	wait $spid || { cat "$work/srv" "$work/cli"; die "rping (server on $side): server failed"; }
-	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "rping (server on $side): client rc $rc"; }
-	for f in srv cli; do
-		n=$(grep -c "ping data: rdma-ping-" "$work/$f")
-		[ "$n" = "$npings" ] || { cat "$work/$f"; die "rping (server on $side): $f saw $n pings of $npings"; }
-	done
-	ok "rping server on $side: $npings pings each way, data verified"
-}
-
 # perf PROG SERVER-SIDE ARGS...: one perftest run, server on SERVER-SIDE;
 # -n and -s are in ARGS; -R in ARGS: rdma_cm
 perf() {
 	local prog=$1 side=$2 rc=0 spid cm=0 port line size iters a what
 	shift 2
 	what="$prog $* server on $side"
-	sides "$side"
+	wire_sides "$side"
 	port=$((18600 + checks))
 	for a in "$@"; do
 		[ "$a" = -R ] && cm=1
@@ -95,7 +50,7 @@ perf() {
 	iters=$(echo " $* " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')
 	$sexec timeout "$t" "$prog" -d $sdev -x "$sg" -p $port -F "$@" >"$work/srv" 2>&1 &
 	spid=$!
-	listening "$sexec" $port $cm || { cat "$work/srv"; die "$prog server on $side: not listening"; }
+	wire_listening "$sexec" $port $cm || { cat "$work/srv"; die "$prog server on $side: not listening"; }
 	$cexec timeout "$t" "$prog" -d $cdev -x "$cg" -p $port -F "$@" $srv >"$work/cli" 2>&1 || rc=$?
 	wait $spid || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): server failed"; }
 	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): client rc $rc"; }
@@ -134,11 +89,7 @@ perf() {
 # and ib_read_lat's server asks its QP for the client's in max_rd_atomic:
 # mlx5sp refuses more than 16 (qp.c, as mlx5_ib) and the server on sp0
 # fails "Failed to modify QP to RTS"; -o the smaller of the two
-rd_atom() { ibv_devinfo -d "$1" -v | awk '$1 == "max_qp_rd_atom:" { print $2 }'; }
-o=$(rd_atom rxe0)
-a=$(rd_atom sp0)
-[ -n "$o" ] && [ -n "$a" ] || die "max_qp_rd_atom: rxe0 '$o' sp0 '$a'"
-[ "$a" -lt "$o" ] && o=$a
+o=$(wire_rd_atom rxe0 sp0)
 
 # make test's short form: rping both ways, each perftest test once,
 # the server's side alternating (send_bw, read_bw and write_lat with the
@@ -146,7 +97,7 @@ a=$(rd_atom sp0)
 # with the server on either side
 full=${WIRE_PERF_FULL:-0}
 for side in sp rxe; do
-	rping_run $side
+	wire_rping $side "$npings" "$t"
 done
 i=0
 for p in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat; do
@@ -191,7 +142,7 @@ wire_capture_check $((nbw * 6))
 # loopback; rxe receives only in the initial namespace, so there is no
 # second rxe on this wire), for comparison
 if [ "${WIRE_PERF_BASELINE:-0}" = 1 ]; then
-	sides() {
+	wire_sides() {
 		sdev=rxe0; sg=$gr; sexec=""
 		cdev=rxe0; cg=$gr; cexec=""; srv=$ipb
 	}

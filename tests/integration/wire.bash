@@ -97,9 +97,58 @@ wire_done() {
 	! lsmod | grep -q '^mlx5sp ' || die "mlx5sp still loaded after the test"
 }
 
+# wire_sides SERVER-SIDE: sdev, sg, sexec (the server's device, GID and
+# command prefix), cdev, cg, cexec (the client's) and srv (the server's
+# address): sp is sp0 in netns $ns at $ipa with GID $gs, the other side
+# the peer ($wire_peer or rxe0) at $ipb with GID $gr
+wire_sides() {
+	if [ "$1" = sp ]; then
+		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
+		cdev=${wire_peer:-rxe0}; cg=$gr; cexec=""; srv=$ipa
+	else
+		sdev=${wire_peer:-rxe0}; sg=$gr; sexec=""
+		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
+	fi
+}
+
+# wire_listening EXEC PORT CM: wait until a server listens on PORT (TCP,
+# or an rdma_cm ID when CM is 1)
+wire_listening() {
+	local _
+	for _ in $(seq 150); do
+		if [ "$3" = 1 ]; then
+			$1 rdma resource show cm_id 2>/dev/null |
+				grep -Eq "LISTEN.*:$2( |$)" && return 0
+		else
+			$1 ss -ltn | grep -q ":$2 " && return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# wire_rping SERVER-SIDE COUNT [TIMEOUT]: rping (rdma_cm: its MADs are
+# GSI datagrams) with the server on SERVER-SIDE (wire_sides), COUNT pings
+# with data verified, each side seeing all of them
+wire_rping() {
+	local side=$1 npings=$2 t=${3:-120} rc=0 n spid f
+	local sdev cdev sg cg sexec cexec srv
+	wire_sides "$side"
+	$sexec timeout "$t" rping -s -a $srv -p 7174 -V -v >"$work/srv" 2>&1 &
+	spid=$!
+	wire_listening "$sexec" 7174 1 || { cat "$work/srv"; die "rping server on $sdev: not listening"; }
+	$cexec timeout "$t" rping -c -a $srv -p 7174 -C "$npings" -V -v >"$work/cli" 2>&1 || rc=$?
+	wait $spid || { cat "$work/srv" "$work/cli"; die "rping (server on $sdev): server failed"; }
+	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "rping (server on $sdev): client rc $rc"; }
+	for f in srv cli; do
+		n=$(grep -c "ping data: rdma-ping-" "$work/$f")
+		[ "$n" = "$npings" ] || { cat "$work/$f"; die "rping (server on $sdev): $f saw $n pings of $npings"; }
+	done
+	ok "rping server on $sdev ($srv): $npings pings each way, data verified"
+}
+
 # wire_pingpong PROG SERVER-SIDE ARGS...: a pingpong of $iters iterations,
-# server on SERVER-SIDE (sp: sp0, rxe: the peer, $wire_peer or rxe0, GID
-# $gr), the other side the client; each within
+# server on SERVER-SIDE (wire_sides), the other side the client; each within
 # ${WIRE_PP_TIMEOUT:-60} s, both exit 0, both did $iters iterations, and
 # neither says its data was invalid (ibv_rc_pingpong -c)
 wire_pingpong() {
@@ -107,13 +156,7 @@ wire_pingpong() {
 	local t=${WIRE_PP_TIMEOUT:-60}
 	shift 2
 	port=$((18515 + checks))
-	if [ "$side" = sp ]; then
-		sdev=sp0; sg=$gs; sexec="ip netns exec $ns"
-		cdev=${wire_peer:-rxe0}; cg=$gr; cexec=""; srv=$ipa
-	else
-		sdev=${wire_peer:-rxe0}; sg=$gr; sexec=""
-		cdev=sp0; cg=$gs; cexec="ip netns exec $ns"; srv=$ipb
-	fi
+	wire_sides "$side"
 	$sexec timeout "$t" "$prog" -d $sdev -g "$sg" -p $port "$@" >"$work/srv" 2>&1 &
 	local spid=$! i
 	for i in $(seq 100); do
@@ -131,6 +174,19 @@ wire_pingpong() {
 	! grep -qi "invalid data" "$work/srv" "$work/cli" ||
 		{ cat "$work/srv" "$work/cli"; die "$prog $*: invalid data"; }
 	ok "$prog $* server on $sdev: $out"
+}
+
+# wire_rd_atom DEV...: the smallest max_qp_rd_atom of the devices (the
+# READs perftest may keep in flight against all of them: rxe 128, mlx5sp
+# 16 as ConnectX's log_max_ra_req_qp 4)
+wire_rd_atom() {
+	local d v min=
+	for d in "$@"; do
+		v=$(ibv_devinfo -d "$d" -v | awk '$1 == "max_qp_rd_atom:" { print $2 }')
+		[ -n "$v" ] || die "$d: no max_qp_rd_atom"
+		[ -z "$min" ] || [ "$v" -lt "$min" ] && min=$v
+	done
+	echo "$min"
 }
 
 # wire_counters_zero [COUNTER...]: the model's wire counters shown, and
