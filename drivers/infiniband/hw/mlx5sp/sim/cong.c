@@ -16,7 +16,8 @@
  *
  * A CNP (IBTA annex A17.9.3): BTH opcode 0x81, the sender's QP as the
  * destination, PSN 0, BECN set, 16 reserved bytes, the ICRC; not
- * ECN-capable itself, DSCP 48 (mlx5's default cnp_dscp). The counters are
+ * ECN-capable itself, DSCP 48 and VLAN priority 6 (mlx5's defaults
+ * cnp_dscp and cnp_802p_prio). The counters are
  * the PRM's congestion statistics (QUERY_CONG_STATISTICS), which mlx5_ib
  * and mlx5sp list as hardware counters when cc_query_allowed is set.
  * RoCE v1 has no IP header and so no ECN.
@@ -31,6 +32,7 @@
 
 #define SIM_CNP_MIN_NS		(4 * NSEC_PER_USEC)	/* per QP */
 #define SIM_CNP_DSCP		48
+#define SIM_CNP_PRIO		6	/* mlx5's default cnp_802p_prio */
 
 /*
  * A marked packet @pkt (RC, UC or UD, not a CNP) came in for @qp: count
@@ -59,8 +61,9 @@ void sim_cong_marked(struct mlx5sp_sim *sim, struct sim_qp *qp,
 	memcpy(path.dgid, pkt->sgid, sizeof(path.dgid));
 	ether_addr_copy(path.smac, eth->h_dest);
 	ether_addr_copy(path.dmac, eth->h_source);
-	path.vlan = skb_vlan_tag_present(skb);
-	path.vlan_id = skb_vlan_tag_get_id(skb);
+	path.vlan = pkt->vlan;
+	path.vlan_id = pkt->vlan_tci & VLAN_VID_MASK;
+	path.prio = SIM_CNP_PRIO;
 	path.ttl = 64;
 	path.tos = SIM_CNP_DSCP << 2;
 	path.sport = 0xc000 | (qp->qpn & 0x3fff);

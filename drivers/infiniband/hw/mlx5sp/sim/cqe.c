@@ -45,6 +45,11 @@ void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
 		cqe->byte_cnt = cpu_to_be32(ci->byte_cnt);
 		cqe->immediate = ci->imm;
 		cqe->flags_rqpn = cpu_to_be32(ci->flags_rqpn);
+		if (ci->vlan) {
+			/* bit 0: a VLAN tag was stripped, vlan_info holds it */
+			cqe->l4_l3_hdr_type = 1;
+			cqe->vlan_info = cpu_to_be16(ci->vlan_info);
+		}
 	}
 	cqe->op_own = ci->opcode << 4 | ((index >> log_size) & 1);
 }

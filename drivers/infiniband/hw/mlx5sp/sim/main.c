@@ -387,10 +387,11 @@ struct mlx5sp_sim *sim_create(const char *name,
 		netdev_hold(netdev, &sim->netdev_tracker, GFP_KERNEL);
 		sim->mdev.netdev = netdev;
 	}
+	/* before the watch: VLAN netdevs there already get the wire's hook */
+	sim_net_init(sim);
 	err = sim_netdev_watch(sim);
 	if (err)
 		goto err_put_netdev;
-	sim_net_init(sim);
 	err = sim_engine_start(sim);
 	if (err)
 		goto err_unwatch;

@@ -24,6 +24,15 @@
  * requester (ACK, READ responses) or the responder of the QP it names.
  * The cost: a netdev has one rx_handler; a netdev that already has one
  * (a bridge or bond port) gets no wire, and the device says so once.
+ *
+ * VLANs: the stack hands a tagged frame to the VLAN netdev of its VID
+ * before any rx_handler of the real one runs, so the hook also sits on
+ * every VLAN netdev whose real device is the bound one (sim_net_vlan_*,
+ * from the device's netdev notifier, under RTNL); a frame taken there is
+ * moved to the real netdev (which the device holds) with its VID kept
+ * in skb->cb. Its PCP is gone by then (the VLAN netdev maps it to
+ * skb->priority): such a datagram's CQE says SL 0. A tagged frame with
+ * no VLAN netdev for its VID reaches the real netdev's hook whole.
  */
 
 #include <linux/crc32.h>
@@ -46,6 +55,18 @@
 #define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 #define SIM_DEFAULT_TTL		64
 #define SIM_GRH_NEXT_BTH	0x1b	/* IBTA: the GRH's next header, BTH */
+
+/* What the receive hook keeps of a frame it takes, in skb->cb. */
+struct sim_net_cb {
+	bool vlan;
+	u16 vlan_tci;
+};
+
+static struct sim_net_cb *sim_net_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sim_net_cb) > sizeof(skb->cb));
+	return (struct sim_net_cb *)skb->cb;
+}
 
 /* The network header of a frame: RoCEv2 over IPv4 or IPv6, or RoCE v1. */
 enum sim_l3 {
@@ -227,6 +248,7 @@ bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p)
 	p->flow_label = MLX5_GET(ads, ads, flow_label);
 	p->sport = MLX5_GET(ads, ads, udp_sport) ?:
 		   0xc000 | (qp->qpn & 0x3fff);
+	p->prio = MLX5_GET(ads, ads, eth_prio);
 	return true;
 }
 
@@ -417,7 +439,9 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	}
 	skb_reset_mac_header(skb);
 	if (p->vlan)
-		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), p->vlan_id);
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
+				       (p->vlan_id & VLAN_VID_MASK) |
+				       (u16)(p->prio & 0x7) << VLAN_PRIO_SHIFT);
 	dev_queue_xmit(skb);
 	atomic64_inc(&sim->net.st.tx_pkts);
 	return 0;
@@ -475,6 +499,7 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct mlx5sp_sim *sim = rcu_dereference(skb->dev->rx_handler_data);
+	struct sim_net_cb *cb;
 
 	if (skb->pkt_type != PACKET_HOST || !sim_net_is_roce(skb))
 		return RX_HANDLER_PASS;
@@ -487,6 +512,17 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
+	cb = sim_net_cb(skb);
+	memset(cb, 0, sizeof(*cb));
+	if (is_vlan_dev(skb->dev)) {
+		/* from a VLAN netdev: its VID; the device holds the real one */
+		cb->vlan = true;
+		cb->vlan_tci = vlan_dev_vlan_id(skb->dev);
+		skb->dev = vlan_dev_real_dev(skb->dev);
+	} else if (skb_vlan_tag_present(skb)) {
+		cb->vlan = true;
+		cb->vlan_tci = skb_vlan_tag_get(skb) & ~VLAN_CFI_MASK;
+	}
 	skb_queue_tail(&sim->net.rxq, skb);
 	sim_engine_kick(sim);
 	return RX_HANDLER_CONSUMED;
@@ -697,6 +733,8 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 	    !sim_net_parse(sim, skb->data, skb->len, kind, &pkt))
 		return;
 	atomic64_inc(&sim->net.st.rx_pkts);
+	pkt.vlan = sim_net_cb(skb)->vlan;
+	pkt.vlan_tci = sim_net_cb(skb)->vlan_tci;
 	qp = sim_qp_lookup(sim, pkt.dqpn);
 	if (!qp)
 		goto no_qp;
@@ -780,6 +818,29 @@ int sim_net_start(struct mlx5sp_sim *sim)
 	}
 	WRITE_ONCE(sim->net.up, true);
 	return 0;
+}
+
+/*
+ * A VLAN netdev on the bound one appeared (or is there when the device
+ * starts watching: the notifier replays it): the hook goes on it too.
+ * Under RTNL (the netdev notifier).
+ */
+void sim_net_vlan_add(struct mlx5sp_sim *sim, struct net_device *vdev)
+{
+	int err;
+
+	err = netdev_rx_handler_register(vdev, sim_net_rx_handler, sim);
+	if (err)
+		sim_err(sim, "%s has a receive handler: no RoCE on it (%d)\n",
+			netdev_name(vdev), err);
+}
+
+/* ... and goes: the hook comes off if it is ours. Under RTNL. */
+void sim_net_vlan_del(struct mlx5sp_sim *sim, struct net_device *vdev)
+{
+	if (rcu_access_pointer(vdev->rx_handler) == sim_net_rx_handler &&
+	    rtnl_dereference(vdev->rx_handler_data) == sim)
+		netdev_rx_handler_unregister(vdev);
 }
 
 /* Take the hook off and drop what waits. Sleeps (RTNL). */

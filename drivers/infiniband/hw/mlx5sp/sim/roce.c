@@ -260,6 +260,15 @@ static int sim_netdev_event(struct notifier_block *nb, unsigned long event,
 					      netdev_nb);
 	struct net_device *nd = netdev_notifier_info_to_dev(ptr);
 
+	/* a VLAN netdev on ours: the wire's receive hook on it (net.c) */
+	if (sim->mdev.netdev && is_vlan_dev(nd) &&
+	    vlan_dev_real_dev(nd) == sim->mdev.netdev) {
+		if (event == NETDEV_REGISTER && !READ_ONCE(sim->destroying))
+			sim_net_vlan_add(sim, nd);
+		else if (event == NETDEV_UNREGISTER)
+			sim_net_vlan_del(sim, nd);
+		return NOTIFY_DONE;
+	}
 	/* unregistering the notifier replays DOWN and UNREGISTER: ignore */
 	if (nd != sim->mdev.netdev || READ_ONCE(sim->destroying))
 		return NOTIFY_DONE;

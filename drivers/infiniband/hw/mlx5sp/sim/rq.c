@@ -542,6 +542,8 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 	ci.imm = r->wqe_opcode == MLX5_OPCODE_SEND_IMM ? r->imm :
 		 cpu_to_be32(SIM_DEFAULT_PKEY);
 	ci.flags_rqpn = SIM_CQE_GRH | (u32)l3 << 24 | (r->src_qpn & 0xffffff);
+	ci.vlan = r->vlan;
+	ci.vlan_info = r->vlan_tci;
 	sim_rq_cqe(qp, &ci, idx);
 	res = SIM_RESP_OK;
 unlock:

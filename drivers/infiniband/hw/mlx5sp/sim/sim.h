@@ -892,6 +892,8 @@ struct sim_cqe_info {
 	__be32 imm;			/* immediate, inval rkey or pkey */
 	u32 flags_rqpn;
 	bool solicited;
+	bool vlan;			/* UD: the datagram had a VLAN tag */
+	u16 vlan_info;			/* ... its PCP (the SL) and VID */
 	/* MLX5_CQE_SIG_ERR: the error and the signature MKEY (sig.c) */
 	const struct sim_sig_err *sig_err;
 	u32 sig_mkey;
@@ -951,6 +953,8 @@ struct sim_resp_req {
 	const u8 *dgid;
 	u8 hop_limit;
 	u8 tclass;
+	bool vlan;			/* tagged: PCP and VID in vlan_tci */
+	u16 vlan_tci;
 	u8 syndrome;			/* out: SIM_RESP_ERR */
 	struct sim_sig_log *sig;	/* out: signature errors (RC/UC) */
 };
@@ -1058,7 +1062,14 @@ struct sim_tx_path {
 	u32 flow_label;			/* IPv6 and the GRH */
 	bool v1;			/* RoCE v1: the source GID's type */
 	bool cnp;			/* a CNP: not ECN-capable */
+	u8 prio;			/* the VLAN tag's PCP */
 };
+
+/* An Ethernet address vector's SL, the VLAN priority: bits 3:1. */
+static inline u8 sim_av_eth_prio(const struct mlx5_av *av)
+{
+	return (READ_ONCE(av->stat_rate_sl) >> 1) & 0x7;
+}
 
 /* What goes in a packet's transport headers. */
 struct sim_tx_pkt {
@@ -1086,6 +1097,8 @@ struct seq_file;
 void sim_net_init(struct mlx5sp_sim *sim);
 int sim_net_start(struct mlx5sp_sim *sim);
 void sim_net_stop(struct mlx5sp_sim *sim);
+void sim_net_vlan_add(struct mlx5sp_sim *sim, struct net_device *vdev);
+void sim_net_vlan_del(struct mlx5sp_sim *sim, struct net_device *vdev);
 bool sim_net_up(struct mlx5sp_sim *sim);
 bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p);
 bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,

@@ -31,6 +31,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 
 #include "sim.h"
 
@@ -538,6 +539,11 @@ static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
 		goto dropped;
 	r.sgid = &sgid;
 	r.dgid = dgid;
+	/* the GID's VLAN tags it, the SL its priority */
+	r.vlan = sgid.vlan_valid;
+	r.vlan_tci = sgid.vlan_id & VLAN_VID_MASK;
+	if (r.vlan)
+		r.vlan_tci |= sim_av_eth_prio(av) << VLAN_PRIO_SHIFT;
 	psim = sim_fabric_find_gid(dgid, qp->sim);
 	/* not a model device of this kernel: a datagram on the wire */
 	if (!psim && sim_net_up(qp->sim)) {

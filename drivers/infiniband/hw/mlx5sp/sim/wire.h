@@ -162,6 +162,8 @@ struct sim_rx_pkt {
 	u8 tos;			/* or traffic class */
 	u32 flow_label;		/* IPv6 and the GRH */
 	bool v1;		/* RoCE v1: a GRH, no IP and UDP */
+	bool vlan;		/* came with a VLAN tag (net.c) */
+	u16 vlan_tci;		/* its PCP (0 through a VLAN netdev) and VID */
 };
 
 /* Requester of a QP on the wire, under sq_lock (wire_req.c). */

@@ -525,6 +525,7 @@ bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 	path.ttl = READ_ONCE(av->hop_limit) ?: 64;
 	path.tos = READ_ONCE(av->tclass);
 	path.flow_label = be32_to_cpu(READ_ONCE(av->grh_gid_fl)) & 0xfffff;
+	path.prio = sim_av_eth_prio(av);
 	path.sport = be16_to_cpu(READ_ONCE(av->udp_sport)) ?:
 		     0xc000 | (qp->qpn & 0x3fff);
 	t.opcode = SIM_TR_UD | (imm ? SIM_OP_SEND_ONLY_IMM : SIM_OP_SEND_ONLY);

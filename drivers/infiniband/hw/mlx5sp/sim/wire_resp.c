@@ -505,6 +505,8 @@ void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
 		.dgid = pkt->dgid,
 		.hop_limit = pkt->ttl,
 		.tclass = pkt->tos,
+		.vlan = pkt->vlan,
+		.vlan_tci = pkt->vlan_tci,
 		.len = pkt->paylen,
 		.src = &eng->lsgl,
 	};

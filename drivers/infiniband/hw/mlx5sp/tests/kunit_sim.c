@@ -79,6 +79,14 @@ static void cqe_error_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (be32_to_cpu(cqe.flags_rqpn) >> 28) & 3, 1);
 	KUNIT_EXPECT_EQ(test, (be32_to_cpu(cqe.flags_rqpn) >> 24) & 3,
 			MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV4);
+	/* untagged: no VLAN; tagged: bit 0 and the TCI, as mlx5_ib reads */
+	KUNIT_EXPECT_EQ(test, cqe.l4_l3_hdr_type & 1, 0);
+	ci.vlan = true;
+	ci.vlan_info = 5 << 13 | 10;
+	sim_cqe_encode(&cqe, &ci, 5, 2);
+	KUNIT_EXPECT_EQ(test, cqe.l4_l3_hdr_type & 1, 1);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe.vlan_info) & 0xfff, 10);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(cqe.vlan_info) >> 13, 5);
 }
 
 #define QPS(s)	BIT(MLX5_QP_STATE_##s)
