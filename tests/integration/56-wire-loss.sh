@@ -33,6 +33,13 @@
 # NAKs and IBV_WC_RNR_RETRY_EXC_ERR after rnr_retry waits of the
 # responder's timer, the model as requester (rxe NAKs) and as responder
 # (its rnr_naks_sent counts rnr_retry + 1); the requester's QP is in ERR.
+# The model's window (go-back-N across WQEs in flight): under loss 5 % and
+# under reordering, wire_retry's window, 4 x WIRE_ITERS SENDs and as many
+# WRITEs, 32 posted at once from the model to rxe: every message once with
+# its data, every completion in order; the model's max_inflight above 1.
+# SQD with the window in flight (netem delay 20 ms): 32 SENDs posted, the
+# QP moved to SQD at once: SQ_DRAINED only once all 32 completed, each
+# received once; SQD to RTS, one more SEND.
 # WIRE_ITERS (20) iterations / messages of each.
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -120,6 +127,22 @@ ok "loss 5%: model retransmits +$(d retransmits), timeouts +$(d timeouts), dupli
 impaired reorder "sp rxe" delay 10ms reorder 25% 50%
 [ "$(d naks_sent)" -gt 0 ] || die "reorder: the model sent no sequence NAK"
 ok "reorder: model sequence NAKs sent +$(d naks_sent), received +$(d naks_rcvd), retransmits +$(d retransmits)"
+for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
+	# shellcheck disable=SC2086 # netem's words
+	netem $im
+	snap
+	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
+	netem_off
+	ok "window under $im: every message once with its data," \
+		"completions in order; model $(deltas)"
+done
+inflight=$(c max_inflight)
+[ "${inflight:-0}" -gt 1 ] || die "window: the model never had more than one WQE in flight"
+ok "window: up to $inflight WQEs of a QP in flight at once"
+netem delay 20ms
+wire_prog sqd sp0 "$gs" rxe0 "$gr" 32 3000
+netem_off
+ok "sqd: SQ_DRAINED after the 32 SENDs in flight completed, then RTS again"
 impaired "duplicate 5%" rxe duplicate 5%
 [ "$(d dup_reqs)" -gt 0 ] || die "duplicate 5%: the model saw no duplicate request"
 ok "duplicate 5%: model duplicate requests +$(d dup_reqs)"

@@ -29,6 +29,17 @@
  *	the same from B to A. Every original value returned is distinct
  *	and in range, and the counter ends at exactly the number of adds
  *	and swaps: no atomic executed twice, whatever the wire duplicated.
+ *   window COUNT SIZE  from A to B, in rounds of WINDOW: WINDOW SENDs
+ *	of SIZE bytes posted at once (B has a receive for each), then
+ *	WINDOW RDMA WRITEs into distinct slots of B's buffer at once: A's
+ *	completions come in order, all successful, B receives every
+ *	SEND once, in order, with its data, and every WRITE's bytes are
+ *	there (the model puts them all on the wire before the first ACK).
+ *   sqd COUNT SIZE  COUNT SENDs from A posted at once (as many as the
+ *	window takes), A moved to SQD at once: IBV_EVENT_SQ_DRAINED comes
+ *	only once every one of them completed (all COUNT completions are
+ *	there when it does: those in flight took their ACKs first); B got
+ *	each once. Then SQD to RTS and one more SEND goes.
  *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
  *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
  *	provider refuses to post one, so not from B), and one by an rkey
@@ -45,6 +56,7 @@
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +87,7 @@ struct end {
 
 static struct end a, b;
 static unsigned int nrecv;	/* stream: messages each way */
+static unsigned int sq_depth = 16;	/* max_send_wr */
 static int rd_atomic = 1;	/* max_rd_atomic, max_dest_rd_atomic */
 
 static void fatal(const char *what, int err)
@@ -140,7 +153,7 @@ static void create_qp(struct end *e)
 		.qp_type = IBV_QPT_RC,
 		.send_cq = e->cq,
 		.recv_cq = e->cq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = nrecv + 16,
+		.cap = { .max_send_wr = sq_depth, .max_recv_wr = nrecv + 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
@@ -516,6 +529,164 @@ static void mode_stream(unsigned int count, unsigned int size)
 	stream_rdma(&b, &a, count, size, 3);
 }
 
+#define WINDOW	32
+
+/* A's completions of @n WQEs from @id0, in order and successful. */
+static int window_done(struct end *s, unsigned int id0, unsigned int n,
+		       const char *what)
+{
+	struct ibv_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!poll_one(s, &wc, WAIT_MS)) {
+			check(0, "%s %u from %s: no completion", what, id0 + i,
+			      s->name);
+			return 0;
+		}
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != id0 + i) {
+			check(0, "%s %u from %s: completion %llu, %s", what,
+			      id0 + i, s->name, (unsigned long long)wc.wr_id,
+			      ibv_wc_status_str(wc.status));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void mode_window(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	unsigned int i, k, got = 0, bad = 0, wbad = 0, done = 0, n;
+	struct ibv_wc wc;
+	double t0;
+
+	connect_qps(&p, &p);
+	t0 = now_ms();
+	for (k = 0; k < count; k += n) {
+		n = count - k < WINDOW ? count - k : WINDOW;
+		memset(b.buf, 0, b.buf_len);
+		for (i = 0; i < n; i++)
+			post_recv(&b, k + i, b.buf + (size_t)i * size, size);
+		for (i = 0; i < n; i++) {
+			fill(a.src + (size_t)i * size, k + i, size, 4);
+			post_send(&a, IBV_WR_SEND, k + i,
+				  a.src + (size_t)i * size, size, 0, 0);
+		}
+		if (!window_done(&a, k, n, "SEND"))
+			return;
+		for (i = 0; i < n; i++) {
+			if (!poll_one(&b, &wc, WAIT_MS))
+				break;
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != k + i ||
+			    wc.byte_len != size ||
+			    !same(b.buf + (size_t)i * size, k + i, size, 4))
+				bad++;
+			got++;
+		}
+		/* the WRITEs: to the second half of B's buffer, each its own */
+		for (i = 0; i < n; i++) {
+			fill(a.src + (size_t)i * size, k + i, size, 5);
+			post_send(&a, IBV_WR_RDMA_WRITE, k + i,
+				  a.src + (size_t)i * size, size,
+				  (uintptr_t)b.buf + (size_t)(WINDOW + i) * size,
+				  b.mr->rkey);
+		}
+		if (!window_done(&a, k, n, "WRITE"))
+			return;
+		for (i = 0; i < n; i++)
+			if (!same(b.buf + (size_t)(WINDOW + i) * size, k + i,
+				  size, 5))
+				wbad++;
+		done += n;
+	}
+	/* nothing more: each SEND exactly once */
+	while (poll_one(&b, &wc, 200))
+		got++;
+	check(done == count && got == count && !bad && !wbad,
+	      "window %s -> %s: %u SENDs and %u WRITEs of %u bytes, %u at once: %u received, %u wrong, %u WRITEs wrong (%.0f ms)",
+	      a.name, b.name, count, count, size, WINDOW, got, bad, wbad,
+	      now_ms() - t0);
+}
+
+/* A's IBV_EVENT_SQ_DRAINED within WAIT_MS; false on none. */
+static int sq_drained(struct end *e)
+{
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	double end = now_ms() + WAIT_MS;
+	int t, got = 0;
+
+	while (!got && now_ms() < end) {
+		t = (int)(end - now_ms());
+		if (poll(&pfd, 1, t > 0 ? t : 0) <= 0)
+			continue;
+		if (ibv_get_async_event(e->ctx, &ev))
+			fatal("ibv_get_async_event", errno);
+		got = ev.event_type == IBV_EVENT_SQ_DRAINED &&
+		      ev.element.qp == e->qp;
+		ibv_ack_async_event(&ev);
+	}
+	return got;
+}
+
+static void mode_sqd(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	unsigned int i, n = 0, got = 0;
+	struct ibv_qp_attr at;
+	struct ibv_wc wc;
+
+	connect_qps(&p, &p);
+	for (i = 0; i < count; i++)
+		post_recv(&b, i, b.buf + (size_t)i * size, size);
+	post_recv(&b, count, b.buf, size);
+	for (i = 0; i < count; i++) {
+		fill(a.src + (size_t)i * size, i, size, 6);
+		post_send(&a, IBV_WR_SEND, i, a.src + (size_t)i * size, size,
+			  0, 0);
+	}
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_SQD;
+	at.en_sqd_async_notify = 1;
+	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
+		fatal("RTS2SQD", errno);
+	if (!sq_drained(&a)) {
+		check(0, "sqd: no SQ_DRAINED from %s", a.name);
+		return;
+	}
+	/* drained: every completion is there already */
+	while (ibv_poll_cq(a.cq, 1, &wc) == 1) {
+		if (wc.status == IBV_WC_SUCCESS && wc.wr_id == n)
+			n++;
+		else
+			break;
+	}
+	check(n == count, "sqd: %u of %u SENDs complete, in order, when SQ_DRAINED came",
+	      n, count);
+	for (i = 0; i < count; i++) {
+		if (!poll_one(&b, &wc, WAIT_MS))
+			break;
+		if (wc.status == IBV_WC_SUCCESS && wc.wr_id == i &&
+		    wc.byte_len == size &&
+		    same(b.buf + (size_t)i * size, i, size, 6))
+			got++;
+	}
+	check(got == count, "sqd: %u of %u SENDs received once with their data",
+	      got, count);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
+		fatal("SQD2RTS", errno);
+	fill(a.src, count, size, 6);
+	post_send(&a, IBV_WR_SEND, count, a.src, size, 0, 0);
+	check(window_done(&a, count, 1, "SEND") && poll_one(&b, &wc, WAIT_MS) &&
+	      wc.status == IBV_WC_SUCCESS && wc.wr_id == count,
+	      "sqd: SQD to RTS, one more SEND goes");
+}
+
 static void post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t id,
 			void *addr, uint64_t raddr, uint32_t rkey,
 			uint64_t add_swap, uint64_t compare)
@@ -672,7 +843,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|window|sqd|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -688,6 +859,12 @@ int main(int argc, char **argv)
 			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
 		len = 2 * n2;
 		nrecv = n1;
+	} else if (!strcmp(argv[1], "window") || !strcmp(argv[1], "sqd")) {
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE)
+			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
+		len = (size_t)2 * WINDOW * n2;
+		nrecv = WINDOW;
+		sq_depth = 2 * WINDOW;
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
 			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);
@@ -706,6 +883,12 @@ int main(int argc, char **argv)
 		mode_rnr(n1, n2, !strcmp(argv[1], "rnr"));
 	} else if (!strcmp(argv[1], "stream")) {
 		mode_stream(n1, n2);
+	} else if (!strcmp(argv[1], "window")) {
+		mode_window(n1, n2);
+	} else if (!strcmp(argv[1], "sqd")) {
+		if (n1 > WINDOW)
+			fatal("COUNT (1..32)", EINVAL);
+		mode_sqd(n1, n2);
 	} else if (!strcmp(argv[1], "atomic")) {
 		mode_atomic(n1, n2);
 	} else if (!strcmp(argv[1], "atomic-err")) {

@@ -100,7 +100,15 @@ static bool sim_engine_user_uar(struct mlx5sp_sim *sim, u32 uar)
  */
 static bool sim_engine_qp_timed(struct sim_qp *qp)
 {
-	return READ_ONCE(qp->ack_n) || READ_ONCE(qp->wait) != SIM_SQ_RUN;
+	return READ_ONCE(qp->ack_n) || READ_ONCE(qp->wait) != SIM_SQ_RUN ||
+	       READ_ONCE(qp->wreq.win_n);
+}
+
+/* SQD: WQEs on the wire still take their answers, then SQ_DRAINED. */
+static bool sim_engine_qp_draining(struct sim_qp *qp)
+{
+	return READ_ONCE(qp->wreq.win_n) || READ_ONCE(qp->wreq.busy) ||
+	       READ_ONCE(qp->sq_drain_pending);
 }
 
 static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
@@ -150,7 +158,9 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 		}
 		qp = sim_pollset_at(&sim->poll_qps, i);
 		state = qp ? READ_ONCE(qp->state) : MLX5_QP_STATE_RST;
-		if (state == MLX5_QP_STATE_RTS) {
+		if (state == MLX5_QP_STATE_RTS ||
+		    (state == MLX5_QP_STATE_SQD &&
+		     sim_engine_qp_draining(qp))) {
 			work |= sim_sq_process(eng, qp);
 			if (sim_engine_user_uar(sim, qp->uar) ||
 			    sim_engine_qp_timed(qp))

@@ -877,6 +877,8 @@ void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
 		   atomic64_read(&st->uc_msgs_dropped));
 	seq_printf(m, "retransmits %lld\n", atomic64_read(&st->retransmits));
 	seq_printf(m, "timeouts %lld\n", atomic64_read(&st->timeouts));
+	seq_printf(m, "max_inflight %lld\n",
+		   atomic64_read(&st->max_inflight));
 	seq_printf(m, "naks_sent %lld\n", atomic64_read(&st->naks_sent));
 	seq_printf(m, "naks_rcvd %lld\n", atomic64_read(&st->naks_rcvd));
 	seq_printf(m, "rnr_naks_sent %lld\n",

@@ -319,6 +319,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 	WRITE_ONCE(qp->state, to);
 	MLX5_SET(qpc, qp->qpc, state, to);
 	qp->sig_draining = false;
+	qp->sq_drain_pending = false;
 	sim_wire_qp_reset(qp, from, to);
 	switch (to) {
 	case MLX5_QP_STATE_RST:
@@ -356,12 +357,19 @@ void sim_qp_set_error(struct sim_qp *qp)
 }
 
 /*
- * The SQ has drained into SQD, by RTS2SQD or by a signature stop: nothing
- * is outstanding, so every completion awaiting its ACK is written before
- * software hears SQ_DRAINED. Called with sq_lock held, the state SQD.
+ * The SQ stopped in SQD, by RTS2SQD or by a signature stop: no new WQE
+ * starts. Once nothing is outstanding (WQEs on the wire still take their
+ * answers: sq.c calls again when the last one completed), every
+ * completion awaiting its ACK is written before software hears
+ * SQ_DRAINED. Called with sq_lock held, the state SQD.
  */
-static void sim_qp_sq_drained(struct sim_qp *qp)
+void sim_qp_sq_drained(struct sim_qp *qp)
 {
+	if (qp->wreq.busy || qp->wreq.win_n) {
+		qp->sq_drain_pending = true;
+		return;
+	}
+	qp->sq_drain_pending = false;
 	sim_sq_acks_write(qp, true);
 	sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_SQ_DRAINED, qp->qpn);
 }
@@ -423,7 +431,7 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 		sim_qp_decode(qp);
 	}
 	sim_qp_enter(qp, cur, next);
-	/* execution is synchronous: the SQ is drained once it is stopped */
+	/* drained once it is stopped and nothing is on the wire */
 	if (next == MLX5_QP_STATE_SQD)
 		sim_qp_sq_drained(qp);
 	spin_unlock(&qp->rq_lock);

@@ -402,6 +402,8 @@ struct sim_qp {
 	bool sig_draining;		/* a signature error seen, stopping */
 	u8 sig_runon_left;		/* unfenced WQEs that may still run */
 	u16 sig_checked;		/* sq_ci last counted against it */
+	/* in SQD with WQEs still on the wire: SQ_DRAINED once they are done */
+	bool sq_drain_pending;
 	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
 	u32 peer_gen;			/* ... valid while the fabric is at it */
 
@@ -924,6 +926,7 @@ bool sim_sq_acks_write(struct sim_qp *qp, bool all);
 void sim_sq_sig_error(struct sim_qp *qp);
 bool sim_sq_sig_stop(bool fenced, u8 runon_left);
 void sim_qp_set_drained(struct sim_qp *qp);
+void sim_qp_sq_drained(struct sim_qp *qp);
 
 /* rq.c: the responder */
 enum sim_resp {
@@ -1137,6 +1140,10 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
 bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r);
 void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt);
+void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
+			const struct sim_wire_wqe *tmpl);
+void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
+		       const struct sim_wire_wqe *e, u32 psn);
 bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);
 void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to);

@@ -23,8 +23,19 @@
  * completions may wait at a time; a QP that leaves RTS for SQD or ERR
  * writes them first, at once; a reset drops them.
  *
+ * RC on the wire (wire_req.c): SENDs and WRITEs join a window of WQEs
+ * in flight, sq_ci moving past them, and complete in SQ order as the ACKs
+ * cover them (sim_sq_window: completions, go-back-N on a NAK or a timer,
+ * the errors); a READ, an atomic, a fenced WQE or one through a
+ * signature key, and any other WQE, waits until the window is empty and
+ * then runs alone. Their CQEs come before any WQE's after them: an error
+ * found before a WQE runs waits for the window too. In SQD the WQEs in
+ * flight still take their answers; SQ_DRAINED comes when none is left.
+ * In ERR they are flushed first, in order.
+ *
  * A command that takes a QP out of RTS first runs what its doorbell
- * record holds (sim_sq_catch_up), as a ConnectX's send engine has by then.
+ * record holds (sim_sq_catch_up), as a ConnectX's send engine has by then
+ * (on the wire it may put WQEs in flight).
  *
  * Runs in the engine (or that command) with rcu_read_lock() and the QP's
  * sq_lock held.
@@ -297,16 +308,69 @@ static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
  * shorter, at most four times that), up to the 2.4 hours of 31: a peer
  * across the wire that is slow to answer is no reason to resend sooner.
  */
+static u64 sim_sq_ack_ns(const struct sim_qp *qp)
+{
+	if (!qp->ack_timeout)
+		return SIM_INF_RETRY_NS;
+	return max_t(u64, 4096ULL << min_t(u8, qp->ack_timeout, 31),
+		     SIM_MIN_RETRY_NS);
+}
+
 static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 {
-	u64 ns = SIM_INF_RETRY_NS;
-
-	if (qp->ack_timeout)
-		ns = max_t(u64, 4096ULL << min_t(u8, qp->ack_timeout, 31),
-			   SIM_MIN_RETRY_NS);
 	qp->wait = SIM_SQ_WAIT_RETRY;
-	qp->wait_until = ktime_get_ns() + ns;
+	qp->wait_until = ktime_get_ns() + sim_sq_ack_ns(qp);
 	return SIM_WQE_WAIT;
+}
+
+/*
+ * May @w join the window? An RC SEND or WRITE, not fenced (a READ, an
+ * atomic, a fenced WQE runs alone, once the window is empty).
+ */
+static bool sim_sq_win_op(const struct sim_qp *qp, const struct sim_wqe *w)
+{
+	if (qp->st != MLX5_QP_ST_RC || sim_wqe_fenced(w))
+		return false;
+	switch (w->opcode) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+	case MLX5_OPCODE_SEND_INVAL:
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ... and not through a signature key (its bytes are made once, alone) */
+static bool sim_sq_win_fits(const struct sim_engine *eng,
+			    const struct sim_qp *qp, const struct sim_wqe *w,
+			    const struct sim_resp_req *r)
+{
+	return sim_sq_win_op(qp, w) && !eng->lsgl.sig &&
+	       r->len <= SIM_WIRE_MAX_MSG;
+}
+
+/* @w's packets out, into the window; sq_ci moves past it. */
+static enum sim_wqe_res sim_sq_win_start(struct sim_qp *qp,
+					 const struct sim_wqe *w,
+					 struct sim_resp_req *r)
+{
+	struct sim_wire_wqe e = {
+		.start = w->start,
+		.index = w->index,
+		.opcode = w->opcode,
+		.fm_ce_se = w->fm_ce_se,
+		.nbb = w->nbb,
+	};
+
+	sim_wire_win_start(qp, r, &e);
+	/* the local ACK timer runs from the oldest WQE in flight */
+	if (qp->wreq.win_n == 1)
+		qp->wreq.win_due = ktime_get_ns() + sim_sq_ack_ns(qp);
+	qp->sq_ci = w->start + w->nbb;
+	return SIM_WQE_DONE;
 }
 
 static enum sim_wqe_res sim_sq_wire_fail(struct sim_qp *qp,
@@ -318,8 +382,8 @@ static enum sim_wqe_res sim_sq_wire_fail(struct sim_qp *qp,
 
 /*
  * An RC or UC WQE whose peer is not a model device of this kernel:
- * RoCEv2 on the netdev (wire_req.c), one RC WQE at a time. The retry and
- * RNR budgets are the QP's, as for a peer here; UC has none.
+ * RoCEv2 on the netdev (wire_req.c): into the window, or alone. The retry
+ * and RNR budgets are the QP's, as for a peer here; UC has none.
  */
 static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 				    const struct sim_wqe *w,
@@ -339,6 +403,14 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 		atomic64_add(r->len, &qp->sim->estats.bytes);
 		return sim_sq_done(qp, w, 0);
 	}
+	if (!qp->wreq.busy && sim_sq_win_fits(eng, qp, w, r)) {
+		if (qp->wreq.win_n == SIM_WIRE_WINDOW)
+			return SIM_WQE_WAIT;
+		return sim_sq_win_start(qp, w, r);
+	}
+	/* the rest waits for the window to empty, then runs alone */
+	if (!qp->wreq.busy && qp->wreq.win_n)
+		return SIM_WQE_WAIT;
 	res = sim_wire_req_rc(eng, qp, r);
 	/*
 	 * Errors of our signature keys (a SEND's or WRITE's gather list when
@@ -389,23 +461,27 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 			   w->opcode == MLX5_OPCODE_RDMA_READ ? r->len : 0);
 }
 
-static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
-				  const struct sim_wqe *w)
+/*
+ * The RC request of @w into @r, its lists in @eng's scratch. Returns 0
+ * or a CQE syndrome.
+ */
+static u8 sim_sq_rc_req(struct sim_engine *eng, struct sim_qp *qp,
+			const struct sim_wqe *w, struct sim_resp_req *r)
 {
-	struct sim_resp_req r = {
+	struct mlx5_wqe_atomic_seg *aseg;
+	struct mlx5_wqe_raddr_seg *rseg;
+	u8 access = SIM_ACC_LR, synd;
+	bool atomic = w->opcode == MLX5_OPCODE_ATOMIC_CS ||
+		      w->opcode == MLX5_OPCODE_ATOMIC_FA;
+	u32 unit = 1;
+
+	*r = (struct sim_resp_req) {
 		.req_sim = qp->sim,
 		.wqe_opcode = w->opcode,
 		.src_qpn = qp->qpn,
 		.imm = w->imm,
 		.solicited = w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED,
 	};
-	struct mlx5_wqe_atomic_seg *aseg;
-	struct mlx5_wqe_raddr_seg *rseg;
-	struct sim_qp *peer;
-	u32 unit = 1, byte_cnt = 0;
-	u8 access = SIM_ACC_LR, synd;
-	int res;
-
 	switch (w->opcode) {
 	case MLX5_OPCODE_RDMA_READ:
 	case MLX5_OPCODE_ATOMIC_CS:
@@ -415,48 +491,72 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
 		if (w->ds < 2)
-			return sim_sq_error(qp, w,
-					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 		rseg = sim_wqe_unit(qp, w->start, unit++);
-		r.raddr = be64_to_cpu(READ_ONCE(rseg->raddr));
-		r.rkey = be32_to_cpu(READ_ONCE(rseg->rkey));
+		r->raddr = be64_to_cpu(READ_ONCE(rseg->raddr));
+		r->rkey = be32_to_cpu(READ_ONCE(rseg->rkey));
 		break;
 	default:
 		break;
 	}
-	if (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
-	    w->opcode == MLX5_OPCODE_ATOMIC_FA) {
+	if (atomic) {
 		if (w->ds < 4)
-			return sim_sq_error(qp, w,
-					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 		aseg = sim_wqe_unit(qp, w->start, unit++);
-		r.swap_add = be64_to_cpu(READ_ONCE(aseg->swap_add));
-		r.compare = be64_to_cpu(READ_ONCE(aseg->compare));
+		r->swap_add = be64_to_cpu(READ_ONCE(aseg->swap_add));
+		r->compare = be64_to_cpu(READ_ONCE(aseg->compare));
 	}
 
 	synd = sim_sq_gather(qp, w, unit, &eng->lsgl, access);
 	if (synd)
-		return sim_sq_error(qp, w, synd);
+		return synd;
 	if (eng->lsgl.total > sim_max_msg(qp) ||
-	    ((w->opcode == MLX5_OPCODE_ATOMIC_CS ||
-	      w->opcode == MLX5_OPCODE_ATOMIC_FA) && eng->lsgl.total < 8))
-		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	    (atomic && eng->lsgl.total < 8))
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	/* an atomic's 8 bytes are not a signature transfer */
-	if (eng->lsgl.sig && (w->opcode == MLX5_OPCODE_ATOMIC_CS ||
-			      w->opcode == MLX5_OPCODE_ATOMIC_FA))
-		return sim_sq_error(qp, w, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
-	r.len = eng->lsgl.total;
+	if (eng->lsgl.sig && atomic)
+		return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	r->len = eng->lsgl.total;
 	if (access == SIM_ACC_LW)
-		r.dst = &eng->lsgl;
+		r->dst = &eng->lsgl;
 	else
-		r.src = &eng->lsgl;
-	r.sig = &eng->sig_log;
-	r.sig->n = 0;
+		r->src = &eng->lsgl;
+	r->sig = &eng->sig_log;
+	r->sig->n = 0;
+	return 0;
+}
 
+/*
+ * An error before the WQE ran: with WQEs of the window in flight it waits
+ * until they completed, its CQE after theirs.
+ */
+static enum sim_wqe_res sim_sq_fail(struct sim_qp *qp, const struct sim_wqe *w,
+				    u8 syndrome)
+{
+	if (qp->wreq.win_n)
+		return SIM_WQE_WAIT;
+	return sim_sq_error(qp, w, syndrome);
+}
+
+static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
+				  const struct sim_wqe *w)
+{
+	struct sim_resp_req r;
+	struct sim_qp *peer;
+	u32 byte_cnt = 0;
+	u8 synd;
+	int res;
+
+	synd = sim_sq_rc_req(eng, qp, w, &r);
+	if (synd)
+		return sim_sq_fail(qp, w, synd);
 	peer = sim_sq_peer(qp);
 	/* no model device here owns the peer's GID: it is on the wire */
 	if (!peer && !qp->peer_sim && sim_net_up(qp->sim))
 		return sim_sq_wire(eng, qp, w, &r);
+	/* the window's WQEs complete first */
+	if (qp->wreq.win_n)
+		return SIM_WQE_WAIT;
 	res = peer ? sim_rq_execute(eng, peer, &r) : SIM_RESP_NOT_READY;
 	/*
 	 * Errors of our keys (the gather list, or a READ's scatter list):
@@ -607,13 +707,14 @@ static enum sim_wqe_res sim_sq_set_psv(struct sim_qp *qp,
 	return sim_sq_done(qp, w, 0);
 }
 
-/* @avail: basic blocks the doorbell record covers from the head. */
-static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
+/* @avail: basic blocks the doorbell record covers from @start. */
+static bool sim_sq_decode_at(struct sim_qp *qp, struct sim_wqe *w, u16 start,
+			     u16 avail)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl;
 	u32 opmod_idx_opcode, qpn_ds;
 
-	w->start = qp->sq_ci;
+	w->start = start;
 	ctrl = sim_wqe_unit(qp, w->start, 0);
 	opmod_idx_opcode = be32_to_cpu(READ_ONCE(ctrl->opmod_idx_opcode));
 	qpn_ds = be32_to_cpu(READ_ONCE(ctrl->qpn_ds));
@@ -634,13 +735,194 @@ static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
 	return true;
 }
 
+static bool sim_sq_decode(struct sim_qp *qp, struct sim_wqe *w, u16 avail)
+{
+	return sim_sq_decode_at(qp, w, qp->sq_ci, avail);
+}
+
+/* The window's oldest WQE, taken out. */
+static struct sim_wire_wqe *sim_sq_win_pop(struct sim_qp *qp)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_wire_wqe *e = &wq->win[wq->win_head];
+
+	wq->win_head = (wq->win_head + 1) % SIM_WIRE_WINDOW;
+	wq->win_n--;
+	return e;
+}
+
+static void sim_sq_win_complete(struct sim_qp *qp, const struct sim_wire_wqe *e,
+				u8 opcode, u8 syndrome, bool flush)
+{
+	struct sim_wqe w = {
+		.start = e->start,
+		/* a flush names the WQE by the hardware's own counter */
+		.index = flush ? e->start : e->index,
+		.opcode = e->opcode,
+		.fm_ce_se = e->fm_ce_se,
+		.nbb = e->nbb,
+	};
+
+	sim_sq_complete(qp, &w, opcode, syndrome, 0);
+}
+
+/*
+ * The window's oldest WQE failed (a NAK, retries or RNR retries
+ * exhausted, a WQE that could not be sent again): its error CQE, the QP
+ * to ERR; sim_sq_flush flushes the WQEs after it, then the SQ.
+ */
+static void sim_sq_win_fail(struct sim_qp *qp, u8 syndrome)
+{
+	struct sim_wire_wqe *e = sim_sq_win_pop(qp);
+
+	sim_engine_count_err(qp->sim, syndrome);
+	sim_qcnt_cqe_err(qp, true, syndrome);
+	sim_sq_win_complete(qp, e, MLX5_CQE_REQ_ERR, syndrome, false);
+	sim_qp_set_error(qp);
+}
+
+/* Complete, oldest first, what una has passed. True if any. */
+static bool sim_sq_win_acked(struct sim_qp *qp)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_wire_wqe *e;
+	bool work = false;
+
+	while (wq->win_n) {
+		e = &wq->win[wq->win_head];
+		if (e->err) {
+			sim_sq_win_fail(qp, e->err);
+			return true;
+		}
+		if (sim_psn_diff(wq->una, e->first_psn + e->npkts) < 0)
+			break;
+		sim_sq_win_pop(qp);
+		if (e->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
+			sim_sq_win_complete(qp, e, MLX5_CQE_REQ, 0, false);
+		qp->rnr_left = qp->rnr_retry;
+		qp->retry_left = qp->retry_count;
+		atomic64_inc(&qp->sim->estats.wqes);
+		atomic64_add(e->len, &qp->sim->estats.bytes);
+		work = true;
+	}
+	return work;
+}
+
+/*
+ * Go back to una: the WQE holding it from that packet on, then every
+ * later one. They are still in the SQ: decoded again, their gather lists
+ * too; one that no longer decodes (a key now invalid) is not sent, and
+ * fails when it is the oldest.
+ */
+static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_resp_req r;
+	struct sim_wire_wqe *e;
+	struct sim_wqe w;
+	u8 i, synd;
+
+	for (i = 0; i < wq->win_n; i++) {
+		e = &wq->win[(wq->win_head + i) % SIM_WIRE_WINDOW];
+		if (e->err)
+			break;
+		synd = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		if (sim_sq_decode_at(qp, &w, e->start, e->nbb) &&
+		    w.opcode == e->opcode && w.nbb == e->nbb)
+			synd = sim_sq_rc_req(eng, qp, &w, &r);
+		if (!synd && (r.len != e->len || eng->lsgl.sig))
+			synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		if (synd) {
+			e->err = synd;
+			break;
+		}
+		sim_wire_win_send(qp, &r, e, wq->una);
+	}
+}
+
+/*
+ * The window, under sq_lock: completions for what the ACKs covered, and
+ * what a NAK or a timer asks (the retry and RNR budgets are the QP's, as
+ * for a WQE alone). True if it did anything.
+ */
+static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	bool work;
+	u64 now;
+	u8 synd;
+
+	if (!wq->win_n)
+		return false;
+	work = sim_sq_win_acked(qp);
+	if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
+		return work;
+	now = ktime_get_ns();
+	if (wq->win_progress) {
+		/* una moved: the local ACK timer starts again */
+		wq->win_progress = false;
+		if (wq->next == SIM_WIRE_WAITING)
+			wq->win_due = now + sim_sq_ack_ns(qp);
+	}
+	switch (wq->next) {
+	case SIM_WIRE_ANSWERED:
+		/* a NAK at una: the WQE holding it fails */
+		sim_sq_win_fail(qp, wq->syndrome);
+		return true;
+	case SIM_WIRE_RNR:
+		atomic64_inc(&qp->sim->estats.rnr_naks);
+		if (!qp->rnr_left) {
+			sim_sq_win_fail(qp, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
+			return true;
+		}
+		if (qp->rnr_left != SIM_INFINITE_RNR)
+			qp->rnr_left--;
+		sim_qcnt_inc(qp, SIM_QC_rnr_nak_retry_err);
+		wq->next = SIM_WIRE_RNR_WAIT;
+		wq->win_due = now + (u64)sim_rnr_usec[wq->rnr_timer & 0x1f] *
+			      NSEC_PER_USEC;
+		return true;
+	case SIM_WIRE_RNR_WAIT:
+		if (now < wq->win_due)
+			return work;
+		break;
+	case SIM_WIRE_RESEND:
+		break;
+	default:
+		if (now < wq->win_due)
+			return work;
+		atomic64_inc(&qp->sim->estats.retries);
+		if (qp->ack_timeout) {
+			if (!qp->retry_left) {
+				synd = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+				sim_sq_win_fail(qp, synd);
+				return true;
+			}
+			qp->retry_left--;
+			sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
+		}
+		atomic64_inc(&qp->sim->net.st.timeouts);
+		break;
+	}
+	atomic64_inc(&qp->sim->net.st.retransmits);
+	wq->next = SIM_WIRE_WAITING;
+	wq->win_due = now + sim_sq_ack_ns(qp);
+	sim_sq_win_resend(eng, qp);
+	/* the oldest could not be sent again: it fails now */
+	sim_sq_win_acked(qp);
+	return true;
+}
+
 static enum sim_wqe_res sim_sq_execute(struct sim_engine *eng,
 				       struct sim_qp *qp, u16 avail)
 {
 	struct sim_wqe w;
 
 	if (!sim_sq_decode(qp, &w, avail))
-		return sim_sq_error(qp, &w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		return sim_sq_fail(qp, &w, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	/* with the window in flight only what may join it runs */
+	if (qp->wreq.win_n && !sim_sq_win_op(qp, &w))
+		return SIM_WQE_WAIT;
 	/* a fenced WQE waits for earlier READs and atomics to complete */
 	if (sim_wqe_fenced(&w) && qp->rd_atomic_inflight)
 		return SIM_WQE_WAIT;
@@ -751,17 +1033,63 @@ static bool sim_sq_run(struct sim_engine *eng, struct sim_qp *qp, u16 pi,
 	return work;
 }
 
-/* Under rcu_read_lock(). Returns true if it did anything. */
-bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+/*
+ * SQD: no new WQE starts, but what is on the wire (the window, or a WQE
+ * alone at the head) still takes its answers and timers; once nothing
+ * is, software hears SQ_DRAINED. Under sq_lock.
+ */
+static bool sim_sq_sqd(struct sim_engine *eng, struct sim_qp *qp)
 {
 	bool work = false;
 	u16 pi;
 
+	if (qp->ack_n)
+		work = sim_sq_acks_write(qp, false);
+	if (qp->wreq.win_n) {
+		work |= sim_sq_window(eng, qp);
+	} else if (qp->wreq.busy &&
+		   (qp->wait == SIM_SQ_RUN || ktime_get_ns() >= qp->wait_until)) {
+		qp->wait = SIM_SQ_RUN;
+		pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+		dma_rmb();
+		if (qp->sq_ci != pi)
+			sim_sq_execute(eng, qp, pi - qp->sq_ci);
+		else
+			qp->wreq.busy = false;
+		work = true;
+	}
+	if (qp->sq_drain_pending && !qp->wreq.win_n && !qp->wreq.busy &&
+	    READ_ONCE(qp->state) == MLX5_QP_STATE_SQD) {
+		sim_qp_sq_drained(qp);
+		work = true;
+	}
+	return work;
+}
+
+/* Under rcu_read_lock(). Returns true if it did anything. */
+bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+{
+	bool work = false;
+	u8 state;
+	u16 pi;
+
 	spin_lock(&qp->sq_lock);
-	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !qp->sq_wqe_cnt)
+	state = READ_ONCE(qp->state);
+	if (!qp->sq_wqe_cnt)
+		goto unlock;
+	if (state == MLX5_QP_STATE_SQD) {
+		work = sim_sq_sqd(eng, qp);
+		goto unlock;
+	}
+	if (state != MLX5_QP_STATE_RTS)
 		goto unlock;
 	if (qp->ack_n)
 		work = sim_sq_acks_write(qp, false);
+	if (qp->wreq.win_n) {
+		work |= sim_sq_window(eng, qp);
+		if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
+			goto unlock;
+	}
 	if (qp->wait != SIM_SQ_RUN) {
 		if (ktime_get_ns() < qp->wait_until)
 			goto unlock;
@@ -866,6 +1194,14 @@ bool sim_sq_flush(struct sim_qp *qp)
 	qp->wait = SIM_SQ_RUN;
 	/* what ran before the error completes before the flush */
 	work = sim_sq_acks_write(qp, true);
+	/* then what was on the wire, in order */
+	while (qp->wreq.win_n) {
+		sim_sq_win_complete(qp, sim_sq_win_pop(qp), MLX5_CQE_REQ_ERR,
+				    MLX5_CQE_SYNDROME_WR_FLUSH_ERR, true);
+		atomic64_inc(&qp->sim->estats.flushed);
+		sim_qcnt_cqe_err(qp, true, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+		work = true;
+	}
 	pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
 	dma_rmb();
 	while (qp->sq_ci != pi) {

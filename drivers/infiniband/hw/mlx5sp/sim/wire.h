@@ -172,6 +172,27 @@ enum sim_wire_next {
 	SIM_WIRE_RESEND,	/* a NAK or the RNR timer: from una, now */
 	SIM_WIRE_RNR,		/* an RNR NAK came: wait, then resend */
 	SIM_WIRE_ANSWERED,	/* acknowledged or NAKed: complete */
+	SIM_WIRE_RNR_WAIT,	/* window: the RNR timer runs (win_due) */
+};
+
+/*
+ * The window (wire_req.c, sq.c): RC SEND and WRITE WQEs on the wire,
+ * past sq_ci, in SQ order, waiting for the ACK of their last PSN. What
+ * completes them is kept here; what resends them is decoded again from
+ * the SQ, where they still are.
+ */
+#define SIM_WIRE_WINDOW		32
+
+struct sim_wire_wqe {
+	u16 start;		/* first basic block (free running) */
+	u16 index;		/* the control segment's WQE index */
+	u8 opcode;		/* MLX5_OPCODE_* */
+	u8 fm_ce_se;
+	u8 nbb;
+	u8 err;			/* could not be sent again: its syndrome */
+	u32 first_psn;
+	u32 npkts;
+	u32 len;
 };
 
 struct sim_wire_req {
@@ -188,6 +209,12 @@ struct sim_wire_req {
 	u32 rd_got;		/* READ: response bytes so far */
 	u64 atomic_orig;	/* atomic: the AtomicAckETH's value */
 	u8 *rd_buf;		/* READ: the response data (SIM_WIRE_MAX_MSG) */
+	/* the window: una, next, syndrome and rnr_timer above are its too */
+	u8 win_head;
+	u8 win_n;		/* WQEs in flight; never with busy */
+	bool win_progress;	/* una moved: the timer starts again */
+	u64 win_due;		/* ktime ns: the local ACK or RNR timer */
+	struct sim_wire_wqe win[SIM_WIRE_WINDOW];
 };
 
 /* Responder of a QP on the wire, under rq_lock (wire_resp.c). */
@@ -239,6 +266,7 @@ struct sim_net_stats {
 	atomic64_t uc_msgs_dropped;	/* UC messages lost or not taken */
 	atomic64_t retransmits;		/* packets sent again */
 	atomic64_t timeouts;		/* local ACK timeouts */
+	atomic64_t max_inflight;	/* most RC WQEs a QP had on the wire */
 	atomic64_t naks_sent;
 	atomic64_t naks_rcvd;
 	atomic64_t rnr_naks_sent;

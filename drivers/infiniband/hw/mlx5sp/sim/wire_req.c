@@ -3,16 +3,31 @@
  * The requester on the wire: an RC WQE whose peer is not a model device
  * of this kernel becomes packets, and UD/GSI datagrams go out as one.
  *
- * One RC WQE is on the wire at a time (the SQ head waits for its answer,
- * sq.c): its message is cut into path-MTU packets with PSNs from
- * snd_psn (the QPC's next_send_psn), the last one asking for an ACK. An
- * RDMA READ is one request whose responses take as many PSNs as packets
- * they need; their data lands in rd_buf and goes to the WQE's scatter
- * list when the last one is in. An atomic (compare & swap, fetch & add)
+ * An RC message is cut into path-MTU packets with PSNs from snd_psn (the
+ * QPC's next_send_psn), its last one (and every 16th) asking for an ACK.
+ *
+ * The window (IBTA vol. 1 9.7): SEND, SEND with immediate or invalidate,
+ * RDMA WRITE (with immediate) WQEs, not fenced and not through a
+ * signature key, go out back to back, up to SIM_WIRE_WINDOW of them (and
+ * what the SQ holds): sq_ci moves past them, what completes them is kept
+ * in wreq.win, in SQ order. An ACK of PSN p acknowledges every PSN up to
+ * p (the responder may coalesce): sq.c completes each WQE whose last PSN
+ * una has passed. A NAK PSN sequence error at p, an RNR NAK at p (after
+ * its timer) or the local ACK timeout go back to p (una): the WQE holding
+ * it from that packet on, then every later one, decoded again from the
+ * SQ, where they still are (go-back-N). A NAK (invalid request, remote
+ * access, remote operation) at p: what is before p completes, the WQE
+ * holding p fails, the rest are flushed.
+ *
+ * Everything else is stop-and-wait, once the window is empty: one WQE at
+ * the SQ head (wreq.busy) waits for its answer (sq.c). An RDMA READ is
+ * one request whose responses take as many PSNs as packets they need;
+ * their data lands in rd_buf and goes to the WQE's scatter list when the
+ * last one is in. An atomic (compare & swap, fetch & add)
  * is one request with an AtomicETH; its ATOMIC_ACKNOWLEDGE carries the
  * original value, which goes to the WQE's 8-byte scatter entry in the
  * endianness the device's atomic caps name, as for a peer here (rq.c).
- * What comes back (net.c, under sq_lock):
+ * What comes back for it (net.c, under sq_lock):
  *   ACK      una moves past its PSN; the last PSN acknowledged completes
  *            (not a READ or an atomic: their responses complete them)
  *   NAK PSN sequence error: go back to its PSN, send from there at once
@@ -98,15 +113,51 @@ static void sim_cur_skip(struct sim_cur *c, u64 off)
 	}
 }
 
+/*
+ * The packets of a SEND or WRITE message taking @npkts PSNs from @first,
+ * from @psn on. Under sq_lock.
+ */
+static void sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
+			      struct sim_resp_req *r, u32 first, u32 npkts,
+			      u32 psn)
+{
+	u32 mtu = sim_wire_mtu(qp), i, off, n;
+	s32 d = sim_psn_diff(psn, first);
+	struct sim_tx_pkt t = {};
+	struct sim_cur c;
+
+	if (d < 0 || d >= npkts)
+		return;
+	t.dqpn = qp->remote_qpn;
+	off = d * mtu;
+	sim_cur_init(&c, r->src->sge, r->src->n);
+	sim_cur_skip(&c, off);
+	for (i = d; i < npkts; i++, off += n) {
+		bool last = i == npkts - 1;
+
+		n = min(mtu, r->len - off);
+		t.opcode = SIM_TR_RC | sim_wire_req_op(r->wqe_opcode, !i, last);
+		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
+		t.psn = (first + i) & SIM_PSN_MASK;
+		t.ackreq = last || !((i + 1) % SIM_ACKREQ_EVERY);
+		t.se = last && r->solicited;
+		t.va = r->raddr;
+		t.rkey = r->rkey;
+		t.dmalen = r->len;
+		t.imm = r->imm;
+		/* a packet not sent: the cursor is lost, the timeout resends */
+		if (sim_net_send(qp->sim, path, &t, &c, n))
+			return;
+	}
+}
+
 /* Send the busy WQE's packets from @psn on. Under sq_lock. */
 static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 			      u32 psn)
 {
 	struct sim_wire_req *wq = &qp->wreq;
-	u32 mtu = sim_wire_mtu(qp), i, off, n;
 	struct sim_tx_pkt t = {};
 	struct sim_tx_path path;
-	struct sim_cur c;
 	s32 d = sim_psn_diff(psn, wq->first_psn);
 
 	if (d < 0 || d >= wq->npkts)
@@ -148,27 +199,62 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 		sim_net_send(qp->sim, &path, &t, NULL, 0);
 		return;
 	}
-	off = d * mtu;
-	sim_cur_init(&c, r->src->sge, r->src->n);
-	sim_cur_skip(&c, off);
-	for (i = d; i < wq->npkts; i++, off += n) {
-		bool first = !i, last = i == wq->npkts - 1;
+	sim_wire_send_msg(qp, &path, r, wq->first_psn, wq->npkts, psn);
+}
 
-		n = min(mtu, wq->len - off);
-		t.opcode = SIM_TR_RC |
-			   sim_wire_req_op(wq->wqe_opcode, first, last);
-		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
-		t.psn = (wq->first_psn + i) & SIM_PSN_MASK;
-		t.ackreq = last || !((i + 1) % SIM_ACKREQ_EVERY);
-		t.se = last && r->solicited;
-		t.va = r->raddr;
-		t.rkey = r->rkey;
-		t.dmalen = wq->len;
-		t.imm = r->imm;
-		/* a packet not sent: the cursor is lost, the timeout resends */
-		if (sim_net_send(qp->sim, &path, &t, &c, n))
-			return;
+/*
+ * The window's WQE @e (decoded again into @r) sent from @psn on, or
+ * from its start if @psn is before it. Under sq_lock.
+ */
+void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
+		       const struct sim_wire_wqe *e, u32 psn)
+{
+	struct sim_tx_path path;
+
+	if (sim_psn_diff(psn, e->first_psn) < 0)
+		psn = e->first_psn;
+	if (!sim_net_path_qp(qp, &path)) {
+		atomic64_inc(&qp->sim->net.st.tx_dropped);
+		return;
 	}
+	sim_wire_send_msg(qp, &path, r, e->first_psn, e->npkts, psn);
+}
+
+static void sim_wire_max_inflight(struct sim_net_stats *st, s64 n)
+{
+	s64 old = atomic64_read(&st->max_inflight);
+
+	while (old < n && !atomic64_try_cmpxchg(&st->max_inflight, &old, n))
+		;
+}
+
+/*
+ * A SEND or WRITE WQE (@r decoded from it, @tmpl its control segment's
+ * fields) joins the window: its PSNs from snd_psn, its packets out.
+ * sq.c checked there is room and nothing busy. Under sq_lock.
+ */
+void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
+			const struct sim_wire_wqe *tmpl)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_wire_wqe *e;
+
+	e = &wq->win[(wq->win_head + wq->win_n) % SIM_WIRE_WINDOW];
+	*e = *tmpl;
+	e->err = 0;
+	e->len = r->len;
+	e->first_psn = wq->snd_psn;
+	e->npkts = sim_wire_npkts(r->len, sim_wire_mtu(qp));
+	wq->snd_psn = (wq->snd_psn + e->npkts) & SIM_PSN_MASK;
+	if (!wq->win_n) {
+		wq->una = e->first_psn;
+		wq->next = SIM_WIRE_WAITING;
+		wq->syndrome = 0;
+		wq->win_progress = false;
+	}
+	wq->win_n++;
+	sim_wire_max_inflight(&qp->sim->net.st, wq->win_n);
+	sim_wire_win_send(qp, r, e, e->first_psn);
 }
 
 /*
@@ -476,14 +562,76 @@ static void sim_wire_req_atomic_ack(struct sim_qp *qp,
 	sim_wire_answer(qp, SIM_WIRE_ANSWERED);
 }
 
+/*
+ * An ACK or NAK for the window: an ACK of PSN p acknowledges every PSN up
+ * to p (coalesced ACKs), a NAK at p every one before p. sq.c completes
+ * what una passed and acts on next.
+ */
+static void sim_wire_win_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	u8 type = pkt->syndrome & SIM_AETH_TYPE_MASK;
+	u8 val = pkt->syndrome & SIM_AETH_VAL_MASK;
+	bool rnr = wq->next == SIM_WIRE_RNR || wq->next == SIM_WIRE_RNR_WAIT;
+
+	/* READ responses and atomic ACKs are not for SENDs and WRITEs */
+	if (pkt->op != SIM_OP_ACK || sim_psn_diff(pkt->psn, wq->una) < 0 ||
+	    sim_psn_diff(pkt->psn, wq->snd_psn) >= 0) {
+		/* an old or duplicate answer */
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	switch (type) {
+	case SIM_AETH_ACK:
+		wq->una = (pkt->psn + 1) & SIM_PSN_MASK;
+		wq->win_progress = true;
+		return;
+	case SIM_AETH_RNR_NAK:
+		atomic64_inc(&st->naks_rcvd);
+		/* waiting already: the timer runs once */
+		if (rnr)
+			return;
+		wq->win_progress = wq->una != pkt->psn;
+		wq->una = pkt->psn;
+		wq->rnr_timer = val;
+		wq->next = SIM_WIRE_RNR;
+		return;
+	case SIM_AETH_NAK:
+		atomic64_inc(&st->naks_rcvd);
+		if (val == SIM_NAK_PSN_SEQ) {
+			wq->win_progress = wq->una != pkt->psn;
+			wq->una = pkt->psn;
+			/* after an RNR NAK the timer resends, not this */
+			if (!rnr)
+				wq->next = SIM_WIRE_RESEND;
+			return;
+		}
+		wq->una = pkt->psn;
+		wq->syndrome = sim_wire_nak_syndrome(val);
+		wq->next = SIM_WIRE_ANSWERED;
+		return;
+	default:
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+}
+
 /* An answer to our requests (ACK, NAK, READ response, atomic ACK). */
 void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 
-	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || !wq->busy ||
-	    wq->next == SIM_WIRE_ANSWERED) {
+	u8 state = READ_ONCE(qp->state);
+
+	/* SQD: what is in flight still takes its answers */
+	if ((state != MLX5_QP_STATE_RTS && state != MLX5_QP_STATE_SQD) ||
+	    (!wq->busy && !wq->win_n) || wq->next == SIM_WIRE_ANSWERED) {
 		atomic64_inc(&qp->sim->net.st.rx_dropped);
+		return;
+	}
+	if (wq->win_n) {
+		sim_wire_win_rx(qp, pkt);
 		return;
 	}
 	switch (pkt->op) {
@@ -564,6 +712,7 @@ void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
 			break;
 		qp->wreq.snd_psn = MLX5_GET(qpc, qp->qpc, next_send_psn);
 		qp->wreq.busy = false;
+		qp->wreq.win_n = 0;
 		break;
 	default:
 		break;
