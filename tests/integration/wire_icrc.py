@@ -66,19 +66,15 @@ def main():
             fam, hl = 'v4', 28
             tot = struct.unpack('>H', ip[2:4])[0]
             src = ip[12:16]
-        elif et == b'\x86\xdd':
-            if len(ip) < 40 or ip[6] != 17:
+        elif et in (b'\x86\xdd', b'\x89\x15'):
+            # IPv6 and UDP, or RoCE v1's GRH and the BTH
+            fam, nh, hl = ('v6', 17, 48) if et == b'\x86\xdd' else \
+                ('v1', 0x1b, 40)
+            if len(ip) < 40 or ip[6] != nh:
                 continue
-            fam, hl = 'v6', 48
             tot = 40 + struct.unpack('>H', ip[4:6])[0]
             src = ip[8:24]
-        elif et == b'\x89\x15':
-            if len(ip) < 40 or ip[6] != 0x1b:
-                continue
-            fam, hl = 'v1', 40
-            tot = 40 + struct.unpack('>H', ip[4:6])[0]
-            src = ip[8:24]
-            if src[:12] == V4MAPPED:
+            if fam == 'v1' and src[:12] == V4MAPPED:
                 src = src[12:]
         else:
             continue
