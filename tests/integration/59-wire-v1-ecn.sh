@@ -8,11 +8,14 @@
 # server on each side; a capture of vethB holds ethertype 0x8915 frames
 # (the GRH, no IP or UDP) from both, tshark reads them without a malformed
 # packet, wire_icrc.py recomputes every ICRC (v1 RC and UD from both).
-# ECN: netem on vethB's egress turns 30 % of sp1's packets into ECN CE
-# marks (netem's ecn: it marks what is ECN-capable and drops the rest);
+# ECN: netem on vethB's egress, for RoCEv2 frames only (a prio qdisc
+# and a u32 filter on UDP port 4791: the pingpongs' TCP must not count),
+# turns 30 % of sp1's packets into ECN CE marks (netem's ecn: it marks
+# what is ECN-capable and drops the rest);
 # an rc_pingpong with the RoCE v2 GIDs loses nothing, because every
 # packet of a model device with its reaction point on leaves ECT(0)
-# (netem's own count: nothing dropped); sp0, the notification point, counts the marks
+# (what netem counts as dropped, which includes what it marks, all
+# arrived marked); sp0, the notification point, counts the marks
 # and answers with CNPs, sp1 handles them: np_ecn_marked_roce_packets,
 # np_cnp_sent and rp_cnp_handled of `rdma statistic` (mlx5_ib's names,
 # the PRM's QUERY_CONG_STATISTICS) move, CNPs (opcode 0x81) in the
@@ -39,9 +42,10 @@ link_stat() {
 		/usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$2'])"
 }
 
-# netem_dropped: what the qdisc on vethB dropped since it was put there
+# netem_dropped: what the netem qdisc (30:) on vethB dropped since it was put there
 netem_dropped() {
-	tc -s qdisc show dev vethB | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n1
+	tc -s qdisc show dev vethB |
+		awk '/^qdisc netem 30:/ { f = 1; next } f && /dropped/ { sub(/.*\(dropped /, ""); sub(/,.*/, ""); print; exit }'
 }
 
 # wire_field DEV NAME: a counter of the model's debugfs wire file
@@ -100,7 +104,11 @@ declare -A b
 b[marked]=$(link_stat sp0 np_ecn_marked_roce_packets $ns)
 b[sent]=$(link_stat sp0 np_cnp_sent $ns)
 b[handled]=$(link_stat sp1 rp_cnp_handled)
-tc qdisc replace dev vethB root netem loss 30% ecn || die "tc netem loss ecn"
+tc qdisc replace dev vethB root handle 1: prio bands 3 || die "tc prio"
+tc qdisc add dev vethB parent 1:3 handle 30: netem loss 30% ecn || die "tc netem loss ecn"
+tc filter add dev vethB parent 1: protocol ip u32 match ip protocol 17 0xff \
+	match ip dport 4791 0xffff flowid 1:3 || die "tc filter: RoCEv2 to netem"
+[ "$(netem_dropped)" = 0 ] || die "no netem 30: on vethB"
 wire_capture_start
 t0=$(date +%s)
 wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
@@ -112,8 +120,10 @@ dropped=$(netem_dropped)
 [ "$marked" -gt 0 ] || die "sp0: no ECN-marked packet counted"
 [ "$sent" -gt 0 ] && [ "$sent" -le "$marked" ] || die "sp0: $sent CNPs for $marked marks"
 [ "$handled" -gt 0 ] && [ "$handled" -le "$sent" ] || die "sp1: $handled CNPs handled, $sent sent"
-[ "$dropped" = 0 ] || die "netem dropped $dropped of sp1's packets: not ECN-capable"
-ok "sp0: $marked CE marks, $sent CNPs sent; sp1: $handled handled; netem dropped none"
+# netem counts a packet it marks as dropped: every one it "dropped"
+# must have arrived marked, else some were not ECN-capable
+[ "$dropped" = "$marked" ] || die "netem dropped $dropped RoCE packets, $marked arrived marked"
+ok "sp0: $marked CE marks (netem: $dropped), $sent CNPs sent; sp1: $handled handled"
 ncnp=$(tshark -r "$cap" -Y 'infiniband.bth.opcode == 0x81' 2>/dev/null | wc -l)
 [ "$ncnp" -gt 0 ] || die "tshark: no CNP in the capture"
 ok "tshark: $ncnp CNPs"
@@ -134,11 +144,13 @@ echo 1 >"$simfs/sp0/ecn_np"
 echo 0 >"$simfs/sp1/ecn_rp"
 b[retx]=$(wire_field sp1 retransmits)
 b[dropped]=$(netem_dropped)
+b[marked]=$(link_stat sp0 np_ecn_marked_roce_packets $ns)
 wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
 retx=$(($(wire_field sp1 retransmits) - b[retx]))
 dropped=$(($(netem_dropped) - b[dropped]))
-[ "$dropped" -gt 0 ] && [ "$retx" -gt 0 ] ||
-	die "sp1 ecn_rp off: netem dropped $dropped, $retx retransmissions"
+marked=$(($(link_stat sp0 np_ecn_marked_roce_packets $ns) - b[marked]))
+[ "$dropped" -gt 0 ] && [ "$retx" -gt 0 ] && [ "$marked" = 0 ] ||
+	die "sp1 ecn_rp off: netem dropped $dropped, $marked marked, $retx retransmissions"
 ok "sp1 ecn_rp off: netem dropped $dropped of its packets, $retx retransmissions, every iteration done"
 tc qdisc del dev vethB root
 
