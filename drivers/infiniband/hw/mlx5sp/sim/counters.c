@@ -15,11 +15,15 @@
  *     (resp_cqe_error, resp_local_length_error, resp_local_protection,
  *     resp_local_qp_error), NAKs for remote access and invalid requests,
  *     flushed receives (resp_cqe_flush_error), requests that found no
- *     receive WQE (out_of_buffer).
- * The model's transport has no lost or reordered packets, so
- * out_of_sequence, duplicate_request, packet_seq_err, implied_nak_seq_err,
- * rx_dct_connect and the roce_adp/slow_restart counters read 0, as on a
- * card on a fabric that loses nothing.
+ *     receive WQE (out_of_buffer);
+ *   on the wire (wire_req.c, wire_resp.c): RC packets received ahead of
+ *     the expected PSN (out_of_sequence) and behind it (duplicate_request)
+ *     by the responder; sequence NAKs received (packet_seq_err) and READ
+ *     responses ahead of the one awaited (implied_nak_seq_err) by the
+ *     requester.
+ * Between model devices of one kernel nothing is lost or reordered, so
+ * those read 0 there; rx_dct_connect and the roce_adp/slow_restart
+ * counters always do.
  *
  * Allocation runs under fw_lock; the data path adds to a set without a
  * lock (atomic_t, 32 bits as in the PRM) through the QP's cached qcnt.
@@ -54,6 +58,10 @@ static const u32 sim_qc_off[SIM_QC_NR] = {
 	[SIM_QC_req_remote_operation_errors] = SIM_QC_OFF(req_remote_operation_errors),
 	[SIM_QC_resp_cqe_flush_error] = SIM_QC_OFF(resp_cqe_flush_error),
 	[SIM_QC_req_cqe_flush_error] = SIM_QC_OFF(req_cqe_flush_error),
+	[SIM_QC_out_of_sequence] = SIM_QC_OFF(out_of_sequence),
+	[SIM_QC_duplicate_request] = SIM_QC_OFF(duplicate_request),
+	[SIM_QC_packet_seq_err] = SIM_QC_OFF(packet_seq_err),
+	[SIM_QC_implied_nak_seq_err] = SIM_QC_OFF(implied_nak_seq_err),
 };
 
 static u32 sim_qcnt_max(struct mlx5sp_sim *sim)

@@ -538,6 +538,10 @@ enum sim_qc {
 	SIM_QC_req_remote_operation_errors,
 	SIM_QC_resp_cqe_flush_error,
 	SIM_QC_req_cqe_flush_error,
+	SIM_QC_out_of_sequence,
+	SIM_QC_duplicate_request,
+	SIM_QC_packet_seq_err,
+	SIM_QC_implied_nak_seq_err,
 	SIM_QC_NR,
 };
 

@@ -493,6 +493,7 @@ static void sim_wire_req_ack(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 	case SIM_AETH_NAK:
 		atomic64_inc(&st->naks_rcvd);
 		if (val == SIM_NAK_PSN_SEQ) {
+			sim_qcnt_inc(qp, SIM_QC_packet_seq_err);
 			wq->una = pkt->psn;
 			sim_wire_answer(qp, SIM_WIRE_RESEND);
 			return;
@@ -517,6 +518,10 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 	u32 mtu = sim_wire_mtu(qp);
 
 	if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || pkt->psn != wq->una) {
+		/* ahead of the one awaited: one was lost (an implied NAK) */
+		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ &&
+		    sim_psn_diff(pkt->psn, wq->una) > 0)
+			sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
 		/* not the next one: the timeout asks for the rest again */
 		atomic64_inc(&st->rx_dropped);
 		return;
@@ -600,6 +605,7 @@ static void sim_wire_win_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 	case SIM_AETH_NAK:
 		atomic64_inc(&st->naks_rcvd);
 		if (val == SIM_NAK_PSN_SEQ) {
+			sim_qcnt_inc(qp, SIM_QC_packet_seq_err);
 			wq->win_progress = wq->una != pkt->psn;
 			wq->una = pkt->psn;
 			/* after an RNR NAK the timer resends, not this */

@@ -432,10 +432,12 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 			wr->nak_sent = true;
 			sim_wire_nak(qp, wr->epsn, SIM_NAK_PSN_SEQ);
 		}
+		sim_qcnt_inc(qp, SIM_QC_out_of_sequence);
 		atomic64_inc(&st->rx_dropped);
 		goto unlock;
 	}
 	if (d < 0) {
+		sim_qcnt_inc(qp, SIM_QC_duplicate_request);
 		atomic64_inc(&st->dup_reqs);
 		if (pkt->op == SIM_OP_READ_REQ)
 			sim_wire_resp_read(eng, qp, pkt, true);
