@@ -5,7 +5,7 @@
 # rxe0 on vethB. netem, in turn: loss 1 %, loss 5 %, delay with
 # reordering, duplicate 5 %. Under each, ibv_rc_pingpong -c (rdma-core
 # 44 checks a byte a page, at the end, on the server; netem on its
-# server's egress only, see impaired) with messages of 5 path MTUs
+# server's requests only, see impaired) with messages of 5 path MTUs
 # must complete every iteration
 # (server on either side under 5 % loss and reordering; on the model's
 # side under 1 % loss, on rxe's under duplication, to keep make test
@@ -73,16 +73,36 @@ netem() {
 		die "tc netem $* (vethA)"
 }
 # netem_side SIDE NETEM-ARGS...: netem on SIDE's egress only (sp: vethA,
-# rxe: vethB)
+# rxe: vethB), for its RoCE requests only: a prio qdisc whose band 1:3
+# has netem, u32 filters giving it UDP 4791 but ACKs and NAKs (BTH opcode
+# 0x11, after 20 bytes of IPv4 and 8 of UDP) to band 1:1
 netem_side() {
-	local side=$1
+	local side=$1 dev=vethB run=
 	shift
 	if [ "$side" = sp ]; then
-		ip netns exec $ns tc qdisc replace dev vethA root netem "$@" ||
-			die "tc netem $* (vethA)"
-	else
-		tc qdisc replace dev vethB root netem "$@" || die "tc netem $* (vethB)"
+		dev=vethA
+		run="ip netns exec $ns"
 	fi
+	$run tc qdisc replace dev $dev root handle 1: prio bands 3 &&
+		$run tc qdisc add dev $dev parent 1:3 handle 30: netem "$@" &&
+		$run tc filter add dev $dev parent 1: prio 1 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 0x11 0xff at 28 flowid 1:1 &&
+		$run tc filter add dev $dev parent 1: prio 2 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			flowid 1:3 || die "tc netem $* for RoCE requests ($dev)"
+}
+# band_pkts SIDE CLASS: packets netem_side's prio band CLASS sent
+band_pkts() {
+	local dev=vethB run=
+	if [ "$1" = sp ]; then
+		dev=vethA
+		run="ip netns exec $ns"
+	fi
+	$run tc -s class show dev $dev | awk -v c="$2" '
+		$1 == "class" && $3 == c { f = 1; next }
+		f && $1 == "Sent" { print $4; found = 1; exit }
+		END { if (!found) exit 1 }' || die "tc: no class $2 on $dev"
 }
 netem_off() {
 	tc qdisc del dev vethB root 2>/dev/null || true
@@ -99,12 +119,18 @@ wire_prog() {
 # impaired NAME SIDES NETEM-ARGS...: the transfers under the impairment,
 # ibv_rc_pingpong with its server on each of SIDES (sp, rxe: both by
 # default; WIRE_ITERS set, always both), then wire_retry's stream.
-# The pingpong's impairment is on its server's egress only: the client
-# exits once its last receive is in, without waiting for the ACK of it
-# to reach the server, so that ACK lost would leave the server sending
-# again to a QP that is gone until IBV_WC_RETRY_EXC_ERR (seen once in
-# 56's pingpong under 5 % loss both ways, on a card or rxe just the
-# same); wire_retry waits for both ends and gets it both ways.
+# The pingpong's impairment is on its server's requests only (netem_side:
+# its egress, ACKs and NAKs spared): rc_pingpong has no closing
+# handshake, so whichever end finishes first destroys its QP while the
+# other may still need an ACK from it. The client exits once its last
+# receive is in, without waiting for its ACK of it to reach the server;
+# the server exits once its last SEND is ACKed, and its ACK of the
+# client's last SEND, lost, would leave the client sending again to a QP
+# that is gone (seen: with loss on both egresses, the model's server
+# ended in IBV_WC_RETRY_EXC_ERR once; with loss on the server's egress,
+# rxe's client never finished once; on a card just the same). wire_retry's stream waits for both
+# ends and gets loss of everything, both ways. Both bands must have
+# carried packets (the filters work).
 impaired() {
 	local name=$1 sides=$2 side
 	shift 2
@@ -114,6 +140,9 @@ impaired() {
 		echo "== netem $* on the egress of the server, $side"
 		netem_side "$side" "$@"
 		wire_pingpong ibv_rc_pingpong "$side" -n "$iters" -s $size -m 1024 -c
+		[ "$(band_pkts "$side" 1:1)" -gt 0 ] && [ "$(band_pkts "$side" 1:3)" -gt 0 ] ||
+			die "netem_side: ACKs $(band_pkts "$side" 1:1), requests $(band_pkts "$side" 1:3) packets: a band carried none"
+		echo "   ACKs and NAKs $(band_pkts "$side" 1:1) packets, requests through netem $(band_pkts "$side" 1:3)"
 		netem_off
 	done
 	netem "$@"
