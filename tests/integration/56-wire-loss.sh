@@ -35,9 +35,11 @@
 # responder's timer, the model as requester (rxe NAKs) and as responder
 # (its rnr_naks_sent counts rnr_retry + 1); the requester's QP is in ERR.
 # The model's window (go-back-N across WQEs in flight): under loss 5 % and
-# under reordering, wire_retry's window, 4 x WIRE_ITERS SENDs and as many
-# WRITEs, 32 posted at once from the model to rxe: every message once with
-# its data, every completion in order; the model's max_inflight above 1.
+# under reordering, wire_retry's window, 4 x WIRE_ITERS SENDs, as many
+# WRITEs, as many READs, and as many READs and SENDs alternating, 32
+# posted at once from the model to rxe: every message once with its data,
+# every completion in order (a READ's with its byte count); the model's
+# max_inflight above 1; under loss, implied NAKs (READ responses lost).
 # SQD with the window in flight (netem delay 20 ms): 32 SENDs posted, the
 # QP moved to SQD at once: SQ_DRAINED only once all 32 completed, each
 # received once; SQD to RTS, one more SEND.
@@ -190,10 +192,15 @@ for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	# shellcheck disable=SC2086 # netem's words
 	netem $im
 	snap
+	implied=$(hw implied_nak_seq_err)
 	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
 	netem_off
+	implied=$(($(hw implied_nak_seq_err) - implied))
+	# READ responses lost between others: implied NAKs, certain at 5 %
+	[ "$im" != "loss 5%" ] || [ "$implied" -gt 0 ] ||
+		die "window under $im: no implied NAK (READ responses lost)"
 	ok "window under $im: every message once with its data," \
-		"completions in order; model $(deltas)"
+		"completions in order; model $(deltas) implied NAKs +$implied"
 done
 inflight=$(c max_inflight)
 [ "${inflight:-0}" -gt 1 ] || die "window: the model never had more than one WQE in flight"

@@ -34,7 +34,14 @@
  *	WINDOW RDMA WRITEs into distinct slots of B's buffer at once: A's
  *	completions come in order, all successful, B receives every
  *	SEND once, in order, with its data, and every WRITE's bytes are
- *	there (the model puts them all on the wire before the first ACK).
+ *	there (the model puts them all on the wire before the first ACK);
+ *	then WINDOW RDMA READs of those slots back into A at once, and
+ *	WINDOW WQEs alternating READ and SEND (a READ's responses
+ *	acknowledge the SEND before it; an ACK of a SEND after a READ
+ *	whose responses were lost is an implied NAK): every READ completes
+ *	in order with its byte count and brings its slot's bytes, each
+ *	SEND arrives once. QPs with 16 READs outstanding
+ *	(max_rd_atomic).
  *   sqd COUNT SIZE  COUNT SENDs from A posted at once (as many as the
  *	window takes), A moved to SQD at once: IBV_EVENT_SQ_DRAINED comes
  *	only once every one of them completed (all COUNT completions are
@@ -531,9 +538,13 @@ static void mode_stream(unsigned int count, unsigned int size)
 
 #define WINDOW	32
 
-/* A's completions of @n WQEs from @id0, in order and successful. */
-static int window_done(struct end *s, unsigned int id0, unsigned int n,
-		       const char *what)
+/*
+ * A's completions of @n WQEs from @id0, in order and successful; those
+ * of READs (every one, or every even one with @mixed) with byte count
+ * @rd_len.
+ */
+static int window_done_rd(struct end *s, unsigned int id0, unsigned int n,
+			  const char *what, unsigned int rd_len, int mixed)
 {
 	struct ibv_wc wc;
 	unsigned int i;
@@ -550,8 +561,21 @@ static int window_done(struct end *s, unsigned int id0, unsigned int n,
 			      ibv_wc_status_str(wc.status));
 			return 0;
 		}
+		if (rd_len && (!mixed || !(i & 1)) &&
+		    (wc.opcode != IBV_WC_RDMA_READ || wc.byte_len != rd_len)) {
+			check(0, "%s %u from %s: opcode %d, %u bytes, not a READ of %u",
+			      what, id0 + i, s->name, wc.opcode, wc.byte_len,
+			      rd_len);
+			return 0;
+		}
 	}
 	return 1;
+}
+
+static int window_done(struct end *s, unsigned int id0, unsigned int n,
+		       const char *what)
+{
+	return window_done_rd(s, id0, n, what, 0, 0);
 }
 
 static void mode_window(unsigned int count, unsigned int size)
@@ -559,6 +583,7 @@ static void mode_window(unsigned int count, unsigned int size)
 	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
 			       .rnr_retry = 7, .min_rnr_timer = 1 };
 	unsigned int i, k, got = 0, bad = 0, wbad = 0, done = 0, n;
+	unsigned int rbad = 0, mgot = 0, mbad = 0, msends = 0;
 	struct ibv_wc wc;
 	double t0;
 
@@ -599,6 +624,49 @@ static void mode_window(unsigned int count, unsigned int size)
 			if (!same(b.buf + (size_t)(WINDOW + i) * size, k + i,
 				  size, 5))
 				wbad++;
+		/* those slots READ back into A, all at once */
+		memset(a.buf, 0, a.buf_len);
+		for (i = 0; i < n; i++)
+			post_send(&a, IBV_WR_RDMA_READ, k + i,
+				  a.buf + (size_t)i * size, size,
+				  (uintptr_t)b.buf + (size_t)(WINDOW + i) * size,
+				  b.mr->rkey);
+		if (!window_done_rd(&a, k, n, "READ", size, 0))
+			return;
+		for (i = 0; i < n; i++)
+			if (!same(a.buf + (size_t)i * size, k + i, size, 5))
+				rbad++;
+		/* READ, SEND, READ, SEND, ... at once */
+		memset(a.buf, 0, a.buf_len);
+		for (i = 1; i < n; i += 2)
+			post_recv(&b, k + i, b.buf + (size_t)i * size, size);
+		for (i = 0; i < n; i++) {
+			if (i & 1) {
+				fill(a.src + (size_t)i * size, k + i, size, 6);
+				post_send(&a, IBV_WR_SEND, k + i,
+					  a.src + (size_t)i * size, size, 0, 0);
+				msends++;
+				continue;
+			}
+			post_send(&a, IBV_WR_RDMA_READ, k + i,
+				  a.buf + (size_t)i * size, size,
+				  (uintptr_t)b.buf + (size_t)(WINDOW + i) * size,
+				  b.mr->rkey);
+		}
+		if (!window_done_rd(&a, k, n, "READ/SEND", size, 1))
+			return;
+		for (i = 0; i < n; i += 2)
+			if (!same(a.buf + (size_t)i * size, k + i, size, 5))
+				rbad++;
+		for (i = 1; i < n; i += 2) {
+			if (!poll_one(&b, &wc, WAIT_MS))
+				break;
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != k + i ||
+			    wc.byte_len != size ||
+			    !same(b.buf + (size_t)i * size, k + i, size, 6))
+				mbad++;
+			mgot++;
+		}
 		done += n;
 	}
 	/* nothing more: each SEND exactly once */
@@ -608,6 +676,10 @@ static void mode_window(unsigned int count, unsigned int size)
 	      "window %s -> %s: %u SENDs and %u WRITEs of %u bytes, %u at once: %u received, %u wrong, %u WRITEs wrong (%.0f ms)",
 	      a.name, b.name, count, count, size, WINDOW, got, bad, wbad,
 	      now_ms() - t0);
+	check(done == count && !rbad && mgot == msends && !mbad,
+	      "window %s -> %s: %u READs back at once and %u READs between %u SENDs: %u READs wrong, %u SENDs received, %u wrong",
+	      a.name, b.name, count, count - msends, msends, rbad, mgot,
+	      mbad);
 }
 
 /* A's IBV_EVENT_SQ_DRAINED within WAIT_MS; false on none. */
@@ -865,6 +937,7 @@ int main(int argc, char **argv)
 		len = (size_t)2 * WINDOW * n2;
 		nrecv = WINDOW;
 		sq_depth = 2 * WINDOW;
+		rd_atomic = 16;
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
 			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);

@@ -762,7 +762,7 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 		goto no_qp;
 	if (sim_net_is_response(pkt.op)) {
 		spin_lock(&qp->sq_lock);
-		sim_wire_req_rx(qp, &pkt);
+		sim_wire_req_rx(eng, qp, &pkt);
 		spin_unlock(&qp->sq_lock);
 		return;
 	}

@@ -1130,6 +1130,19 @@ static inline s32 sim_psn_diff(u32 a, u32 b)
 	return (s32)((a - b) << 8) >> 8;
 }
 
+static inline bool sim_wire_is_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
+	       wqe_opcode == MLX5_OPCODE_ATOMIC_FA;
+}
+
+/* What takes a responder resource: an RDMA READ or an atomic */
+static inline bool sim_wire_rd_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == MLX5_OPCODE_RDMA_READ ||
+	       sim_wire_is_atomic(wqe_opcode);
+}
+
 /* wire_req.c: the requester on the wire */
 enum sim_wire_res {
 	SIM_WRES_PENDING,		/* on the wire: wait */
@@ -1143,11 +1156,15 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r);
 void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
 bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r);
-void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt);
+void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
+		     const struct sim_rx_pkt *pkt);
 void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 			const struct sim_wire_wqe *tmpl);
 void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
-		       const struct sim_wire_wqe *e, u32 psn);
+		       struct sim_wire_wqe *e, u32 psn);
+/* sq.c: a WQE of the window decoded again */
+u8 sim_sq_win_req(struct sim_engine *eng, struct sim_qp *qp,
+		  const struct sim_wire_wqe *e, struct sim_resp_req *r);
 bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);
 void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to);

@@ -23,15 +23,15 @@
  * completions may wait at a time; a QP that leaves RTS for SQD or ERR
  * writes them first, at once; a reset drops them.
  *
- * RC on the wire (wire_req.c): SENDs and WRITEs join a window of WQEs
- * in flight, sq_ci moving past them, and complete in SQ order as the ACKs
- * cover them (sim_sq_window: completions, go-back-N on a NAK or a timer,
- * the errors); a READ, an atomic, a fenced WQE or one through a
- * signature key, and any other WQE, waits until the window is empty and
- * then runs alone. Their CQEs come before any WQE's after them: an error
- * found before a WQE runs waits for the window too. In SQD the WQEs in
- * flight still take their answers; SQ_DRAINED comes when none is left.
- * In ERR they are flushed first, in order.
+ * RC on the wire (wire_req.c): SENDs, WRITEs, READs and atomics join a
+ * window of WQEs in flight, sq_ci moving past them, and complete in SQ
+ * order as the ACKs and responses cover them (sim_sq_window:
+ * completions, go-back-N on a NAK or a timer, the errors); a fenced WQE
+ * or one through a signature key, and any other WQE, waits until the
+ * window is empty and then runs alone. Their CQEs come before any WQE's after
+ * them: an error found before a WQE runs waits for the window too. In
+ * SQD the WQEs in flight still take their answers; SQ_DRAINED comes when
+ * none is left. In ERR they are flushed first, in order.
  *
  * A command that takes a QP out of RTS first runs what its doorbell
  * record holds (sim_sq_catch_up), as a ConnectX's send engine has by then
@@ -324,8 +324,8 @@ static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 }
 
 /*
- * May @w join the window? An RC SEND or WRITE, not fenced (a READ, an
- * atomic, a fenced WQE runs alone, once the window is empty).
+ * May @w join the window? An RC SEND, WRITE, READ or atomic, not fenced
+ * (a fenced WQE runs alone, once the window is empty).
  */
 static bool sim_sq_win_op(const struct sim_qp *qp, const struct sim_wqe *w)
 {
@@ -337,6 +337,9 @@ static bool sim_sq_win_op(const struct sim_qp *qp, const struct sim_wqe *w)
 	case MLX5_OPCODE_SEND_INVAL:
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
 		return true;
 	default:
 		return false;
@@ -350,6 +353,21 @@ static bool sim_sq_win_fits(const struct sim_engine *eng,
 {
 	return sim_sq_win_op(qp, w) && !eng->lsgl.sig &&
 	       r->len <= SIM_WIRE_MAX_MSG;
+}
+
+/*
+ * Room for @w in the window: SIM_WIRE_WINDOW WQEs, of them as many READs
+ * and atomics as the QPC lets the requester have outstanding
+ * (log_sra_max).
+ */
+static bool sim_sq_win_room(const struct sim_qp *qp, const struct sim_wqe *w)
+{
+	const struct sim_wire_req *wq = &qp->wreq;
+
+	if (wq->win_n == SIM_WIRE_WINDOW)
+		return false;
+	return !sim_wire_rd_atomic(w->opcode) ||
+	       wq->win_rd_atomic < 1U << MLX5_GET(qpc, qp->qpc, log_sra_max);
 }
 
 /* @w's packets out, into the window; sq_ci moves past it. */
@@ -404,7 +422,7 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 		return sim_sq_done(qp, w, 0);
 	}
 	if (!qp->wreq.busy && sim_sq_win_fits(eng, qp, w, r)) {
-		if (qp->wreq.win_n == SIM_WIRE_WINDOW)
+		if (!sim_sq_win_room(qp, w))
 			return SIM_WQE_WAIT;
 		return sim_sq_win_start(qp, w, r);
 	}
@@ -748,6 +766,8 @@ static struct sim_wire_wqe *sim_sq_win_pop(struct sim_qp *qp)
 
 	wq->win_head = (wq->win_head + 1) % SIM_WIRE_WINDOW;
 	wq->win_n--;
+	if (sim_wire_rd_atomic(e->opcode))
+		wq->win_rd_atomic--;
 	return e;
 }
 
@@ -762,8 +782,14 @@ static void sim_sq_win_complete(struct sim_qp *qp, const struct sim_wire_wqe *e,
 		.fm_ce_se = e->fm_ce_se,
 		.nbb = e->nbb,
 	};
+	u32 bytes = 0;
 
-	sim_sq_complete(qp, &w, opcode, syndrome, 0);
+	/* a READ's or an atomic's CQE says how many bytes came */
+	if (!syndrome && e->opcode == MLX5_OPCODE_RDMA_READ)
+		bytes = e->len;
+	else if (!syndrome && sim_wire_rd_atomic(e->opcode))
+		bytes = 8;
+	sim_sq_complete(qp, &w, opcode, syndrome, bytes);
 }
 
 /*
@@ -809,6 +835,26 @@ static bool sim_sq_win_acked(struct sim_qp *qp)
 }
 
 /*
+ * The window's WQE @e decoded again from the SQ into @r, its lists in
+ * @eng's scratch: 0, or the syndrome it fails with (it no longer decodes
+ * as it did, a key is now invalid, its length changed). Under sq_lock.
+ */
+u8 sim_sq_win_req(struct sim_engine *eng, struct sim_qp *qp,
+		  const struct sim_wire_wqe *e, struct sim_resp_req *r)
+{
+	struct sim_wqe w;
+	u8 synd;
+
+	if (!sim_sq_decode_at(qp, &w, e->start, e->nbb) ||
+	    w.opcode != e->opcode || w.nbb != e->nbb)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	synd = sim_sq_rc_req(eng, qp, &w, r);
+	if (!synd && (r->len != e->len || eng->lsgl.sig))
+		synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	return synd;
+}
+
+/*
  * Go back to una: the WQE holding it from that packet on, then every
  * later one. They are still in the SQ: decoded again, their gather lists
  * too; one that no longer decodes (a key now invalid) is not sent, and
@@ -819,19 +865,13 @@ static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp)
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_resp_req r;
 	struct sim_wire_wqe *e;
-	struct sim_wqe w;
 	u8 i, synd;
 
 	for (i = 0; i < wq->win_n; i++) {
 		e = &wq->win[(wq->win_head + i) % SIM_WIRE_WINDOW];
 		if (e->err)
 			break;
-		synd = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-		if (sim_sq_decode_at(qp, &w, e->start, e->nbb) &&
-		    w.opcode == e->opcode && w.nbb == e->nbb)
-			synd = sim_sq_rc_req(eng, qp, &w, &r);
-		if (!synd && (r.len != e->len || eng->lsgl.sig))
-			synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		synd = sim_sq_win_req(eng, qp, e, &r);
 		if (synd) {
 			e->err = synd;
 			break;

@@ -176,10 +176,11 @@ enum sim_wire_next {
 };
 
 /*
- * The window (wire_req.c, sq.c): RC SEND and WRITE WQEs on the wire,
- * past sq_ci, in SQ order, waiting for the ACK of their last PSN. What
- * completes them is kept here; what resends them is decoded again from
- * the SQ, where they still are.
+ * The window (wire_req.c, sq.c): RC SEND, WRITE, READ and atomic WQEs on
+ * the wire, past sq_ci, in SQ order, waiting for the ACK of their last
+ * PSN (a READ: its last response; an atomic: its ATOMIC_ACKNOWLEDGE). What completes them is kept here; what
+ * resends them, and a READ's scatter list, is decoded again from the SQ,
+ * where they still are.
  */
 #define SIM_WIRE_WINDOW		32
 
@@ -191,8 +192,9 @@ struct sim_wire_wqe {
 	u8 nbb;
 	u8 err;			/* could not be sent again: its syndrome */
 	u32 first_psn;
-	u32 npkts;
+	u32 npkts;		/* PSNs it takes (a READ: its responses) */
 	u32 len;
+	u32 rd_psn;		/* READ: where its last request started */
 };
 
 struct sim_wire_req {
@@ -207,12 +209,16 @@ struct sim_wire_req {
 	u32 una;		/* first PSN not acknowledged */
 	u32 len;		/* message bytes */
 	u32 rd_got;		/* READ: response bytes so far */
+	u32 rd_psn;		/* READ: where its last request started */
 	u64 atomic_orig;	/* atomic: the AtomicAckETH's value */
 	u8 *rd_buf;		/* READ: the response data (SIM_WIRE_MAX_MSG) */
 	/* the window: una, next, syndrome and rnr_timer above are its too */
 	u8 win_head;
 	u8 win_n;		/* WQEs in flight; never with busy */
+	u8 win_rd_atomic;	/* ... READs and atomics (at most the QPC's sra) */
 	bool win_progress;	/* una moved: the timer starts again */
+	bool implied;		/* went back to implied_una at once already */
+	u32 implied_una;
 	u64 win_due;		/* ktime ns: the local ACK or RNR timer */
 	struct sim_wire_wqe win[SIM_WIRE_WINDOW];
 };

@@ -7,12 +7,26 @@
  * QPC's next_send_psn), its last one (and every 16th) asking for an ACK.
  *
  * The window (IBTA vol. 1 9.7): SEND, SEND with immediate or invalidate,
- * RDMA WRITE (with immediate) WQEs, not fenced and not through a
- * signature key, go out back to back, up to SIM_WIRE_WINDOW of them (and
- * what the SQ holds): sq_ci moves past them, what completes them is kept
- * in wreq.win, in SQ order. An ACK of PSN p acknowledges every PSN up to
- * p (the responder may coalesce): sq.c completes each WQE whose last PSN
- * una has passed. A NAK PSN sequence error at p, an RNR NAK at p (after
+ * RDMA WRITE (with immediate), RDMA READ and atomic WQEs, not fenced and
+ * not through a signature key, go out back to back, up to
+ * SIM_WIRE_WINDOW of them (and what the SQ holds; READs and atomics at
+ * most the 2^log_sra_max the QPC allows outstanding): sq_ci moves past
+ * them, what completes them is kept in wreq.win, in SQ order. An ACK of
+ * PSN p acknowledges every PSN up to p (the responder may coalesce): sq.c
+ * completes each WQE whose last PSN una has passed. A READ's responses
+ * take its PSNs, each written into its scatter list (decoded again from
+ * the SQ) as it comes, in order; an atomic (compare & swap, fetch & add:
+ * one request with an AtomicETH) takes one PSN, and its
+ * ATOMIC_ACKNOWLEDGE's original value goes to its 8-byte scatter entry
+ * in the endianness the device's atomic caps name, as for a peer here
+ * (rq.c). A response acknowledges every request before it. A response
+ * or an ACK beyond the response a READ or an atomic still awaits means
+ * that one was lost (an implied NAK, 9.7.5.1.5): una stops there and
+ * the requester goes back to it at once, once for that PSN (then the
+ * timeout does); a READ sent again asks for the rest of its data from
+ * there, and the responder answers from a FIRST or ONLY response again;
+ * an atomic sent again is the same request, which the responder answers
+ * from its cache. A NAK PSN sequence error at p, an RNR NAK at p (after
  * its timer) or the local ACK timeout go back to p (una): the WQE holding
  * it from that packet on, then every later one, decoded again from the
  * SQ, where they still are (go-back-N). A NAK (invalid request, remote
@@ -20,14 +34,10 @@
  * holding p fails, the rest are flushed.
  *
  * Everything else is stop-and-wait, once the window is empty: one WQE at
- * the SQ head (wreq.busy) waits for its answer (sq.c). An RDMA READ is
- * one request whose responses take as many PSNs as packets they need;
- * their data lands in rd_buf and goes to the WQE's scatter list when the
- * last one is in. An atomic (compare & swap, fetch & add)
- * is one request with an AtomicETH; its ATOMIC_ACKNOWLEDGE carries the
- * original value, which goes to the WQE's 8-byte scatter entry in the
- * endianness the device's atomic caps name, as for a peer here (rq.c).
- * What comes back for it (net.c, under sq_lock):
+ * the SQ head (wreq.busy) waits for its answer (sq.c): a SEND or WRITE
+ * through a signature key, a READ through one (its responses land in
+ * rd_buf and go through the scatter list's keys when the last one is
+ * in), a fenced WQE. What comes back for it (net.c, under sq_lock):
  *   ACK      una moves past its PSN; the last PSN acknowledged completes
  *            (not a READ or an atomic: their responses complete them)
  *   NAK PSN sequence error: go back to its PSN, send from there at once
@@ -91,10 +101,33 @@ static u8 sim_wire_req_op(u8 wqe_opcode, bool first, bool last)
 	return write ? SIM_OP_WRITE_MIDDLE : SIM_OP_SEND_MIDDLE;
 }
 
-static bool sim_wire_is_atomic(u8 wqe_opcode)
+/*
+ * Is READ response @pkt, at PSN @d of a READ of @len bytes in @npkts
+ * responses from @first_psn whose last request started at @rd_psn, what
+ * belongs there? A FIRST (or ONLY) response at its first PSN or where a
+ * request sent again started, a LAST (or ONLY) at its last PSN with the
+ * rest of the data, a path MTU in every other; an AETH saying ACK.
+ */
+static bool sim_wire_rd_resp_ok(const struct sim_rx_pkt *pkt, u32 first_psn,
+				u32 rd_psn, u32 npkts, u32 len, u32 mtu)
 {
-	return wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
-	       wqe_opcode == MLX5_OPCODE_ATOMIC_FA;
+	u32 d = sim_psn_diff(pkt->psn, first_psn);
+	bool first = pkt->hdrs & SIM_HDR_FIRST;
+	bool last = pkt->hdrs & SIM_HDR_LAST;
+
+	if (first ? d && pkt->psn != rd_psn : !d)
+		return false;
+	if (last != (d == npkts - 1) || pkt->paylen > mtu ||
+	    (!last && pkt->paylen != mtu) ||
+	    (last && (u64)d * mtu + pkt->paylen != len))
+		return false;
+	return !(pkt->hdrs & SIM_HDR_AETH) ||
+	       (pkt->syndrome & SIM_AETH_TYPE_MASK) == SIM_AETH_ACK;
+}
+
+static bool sim_wire_is_read_resp(u8 op)
+{
+	return op >= SIM_OP_READ_RESP_FIRST && op <= SIM_OP_READ_RESP_ONLY;
 }
 
 static void sim_cur_skip(struct sim_cur *c, u64 off)
@@ -151,12 +184,44 @@ static void sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
 	}
 }
 
+/*
+ * A READ request (@r's) for its data from byte @off on, the response of
+ * PSN @psn first; or an atomic's request, sent again the same (the
+ * responder's cache answers a duplicate). Under sq_lock.
+ */
+static void sim_wire_send_rd_atomic(struct sim_qp *qp,
+				    const struct sim_tx_path *path,
+				    const struct sim_resp_req *r, u32 psn,
+				    u32 off, u32 len)
+{
+	struct sim_tx_pkt t = {
+		.dqpn = qp->remote_qpn,
+		.psn = psn,
+		.ackreq = true,
+		.va = r->raddr + off,
+		.rkey = r->rkey,
+	};
+
+	if (r->wqe_opcode == MLX5_OPCODE_RDMA_READ) {
+		t.opcode = SIM_TR_RC | SIM_OP_READ_REQ;
+		t.hdrs = SIM_HDR_RETH;
+		t.dmalen = len - off;
+	} else {
+		t.opcode = SIM_TR_RC |
+			   (r->wqe_opcode == MLX5_OPCODE_ATOMIC_CS ?
+			    SIM_OP_CMP_SWAP : SIM_OP_FETCH_ADD);
+		t.hdrs = SIM_HDR_ATMETH;
+		t.swap_add = r->swap_add;
+		t.compare = r->compare;
+	}
+	sim_net_send(qp->sim, path, &t, NULL, 0);
+}
+
 /* Send the busy WQE's packets from @psn on. Under sq_lock. */
 static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 			      u32 psn)
 {
 	struct sim_wire_req *wq = &qp->wreq;
-	struct sim_tx_pkt t = {};
 	struct sim_tx_path path;
 	s32 d = sim_psn_diff(psn, wq->first_psn);
 
@@ -171,32 +236,12 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 		atomic64_inc(&qp->sim->net.st.tx_dropped);
 		return;
 	}
-	t.dqpn = qp->remote_qpn;
-	if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ) {
-		/* the rest of the data, from the first response missing */
-		t.opcode = SIM_TR_RC | SIM_OP_READ_REQ;
-		t.hdrs = SIM_HDR_RETH;
-		t.psn = psn;
-		t.ackreq = true;
-		t.va = r->raddr + wq->rd_got;
-		t.rkey = r->rkey;
-		t.dmalen = wq->len - wq->rd_got;
-		sim_net_send(qp->sim, &path, &t, NULL, 0);
-		return;
-	}
-	if (sim_wire_is_atomic(wq->wqe_opcode)) {
-		/* the same request again: the responder's cache answers */
-		t.opcode = SIM_TR_RC |
-			   (wq->wqe_opcode == MLX5_OPCODE_ATOMIC_CS ?
-			    SIM_OP_CMP_SWAP : SIM_OP_FETCH_ADD);
-		t.hdrs = SIM_HDR_ATMETH;
-		t.psn = psn;
-		t.ackreq = true;
-		t.va = r->raddr;
-		t.rkey = r->rkey;
-		t.swap_add = r->swap_add;
-		t.compare = r->compare;
-		sim_net_send(qp->sim, &path, &t, NULL, 0);
+	if (sim_wire_rd_atomic(wq->wqe_opcode)) {
+		/* a READ: the rest of the data, from the response missing */
+		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ)
+			wq->rd_psn = psn;
+		sim_wire_send_rd_atomic(qp, &path, r, psn, wq->rd_got,
+					wq->len);
 		return;
 	}
 	sim_wire_send_msg(qp, &path, r, wq->first_psn, wq->npkts, psn);
@@ -204,20 +249,32 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 
 /*
  * The window's WQE @e (decoded again into @r) sent from @psn on, or
- * from its start if @psn is before it. Under sq_lock.
+ * from its start if @psn is before it: a READ asks for its data from the
+ * response of that PSN on. Under sq_lock.
  */
 void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
-		       const struct sim_wire_wqe *e, u32 psn)
+		       struct sim_wire_wqe *e, u32 psn)
 {
 	struct sim_tx_path path;
+	s32 d;
 
 	if (sim_psn_diff(psn, e->first_psn) < 0)
 		psn = e->first_psn;
+	d = sim_psn_diff(psn, e->first_psn);
+	if (d >= e->npkts)
+		return;
 	if (!sim_net_path_qp(qp, &path)) {
 		atomic64_inc(&qp->sim->net.st.tx_dropped);
 		return;
 	}
-	sim_wire_send_msg(qp, &path, r, e->first_psn, e->npkts, psn);
+	if (!sim_wire_rd_atomic(e->opcode)) {
+		sim_wire_send_msg(qp, &path, r, e->first_psn, e->npkts, psn);
+		return;
+	}
+	if (e->opcode == MLX5_OPCODE_RDMA_READ)
+		e->rd_psn = psn;
+	sim_wire_send_rd_atomic(qp, &path, r, psn, d * sim_wire_mtu(qp),
+				e->len);
 }
 
 static void sim_wire_max_inflight(struct sim_net_stats *st, s64 n)
@@ -229,8 +286,8 @@ static void sim_wire_max_inflight(struct sim_net_stats *st, s64 n)
 }
 
 /*
- * A SEND or WRITE WQE (@r decoded from it, @tmpl its control segment's
- * fields) joins the window: its PSNs from snd_psn, its packets out.
+ * A SEND, WRITE, READ or atomic WQE (@r decoded from it, @tmpl its
+ * control segment's fields) joins the window: its PSNs from snd_psn, its packets out.
  * sq.c checked there is room and nothing busy. Under sq_lock.
  */
 void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
@@ -244,7 +301,8 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 	e->err = 0;
 	e->len = r->len;
 	e->first_psn = wq->snd_psn;
-	e->npkts = sim_wire_npkts(r->len, sim_wire_mtu(qp));
+	e->npkts = sim_wire_is_atomic(e->opcode) ? 1 :
+		   sim_wire_npkts(r->len, sim_wire_mtu(qp));
 	wq->snd_psn = (wq->snd_psn + e->npkts) & SIM_PSN_MASK;
 	if (!wq->win_n) {
 		wq->una = e->first_psn;
@@ -253,6 +311,8 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 		wq->win_progress = false;
 	}
 	wq->win_n++;
+	if (sim_wire_rd_atomic(e->opcode))
+		wq->win_rd_atomic++;
 	sim_wire_max_inflight(&qp->sim->net.st, wq->win_n);
 	sim_wire_win_send(qp, r, e, e->first_psn);
 }
@@ -326,6 +386,21 @@ static int sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
 	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig);
 }
 
+/*
+ * An atomic's original value to its 8-byte scatter entry, in the
+ * endianness the device's atomic caps name, as from a peer here (rq.c).
+ */
+static int sim_wire_atomic_put(struct sim_qp *qp, struct sim_resp_req *r,
+			       u64 orig)
+{
+	struct sim_cur d;
+
+	if (!sim_atomic_host_endian(qp->sim))
+		orig = (__force u64)cpu_to_be64(orig);
+	sim_cur_init(&d, r->dst->sge, r->dst->n);
+	return sim_cur_write(qp->sim, &d, &orig, sizeof(orig));
+}
+
 /* A READ's response data to its scatter list. */
 static int sim_wire_req_read_done(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r)
@@ -350,8 +425,6 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	bool atomic = sim_wire_is_atomic(r->wqe_opcode);
-	struct sim_cur d;
-	u64 orig;
 
 	if (!wq->busy) {
 		if (r->len > SIM_WIRE_MAX_MSG ||
@@ -393,11 +466,7 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 			return SIM_WRES_ERR;
 		}
 		if (atomic) {
-			orig = wq->atomic_orig;
-			if (!sim_atomic_host_endian(qp->sim))
-				orig = (__force u64)cpu_to_be64(orig);
-			sim_cur_init(&d, r->dst->sge, r->dst->n);
-			if (sim_cur_write(qp->sim, &d, &orig, sizeof(orig))) {
+			if (sim_wire_atomic_put(qp, r, wq->atomic_orig)) {
 				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 				return SIM_WRES_ERR;
 			}
@@ -512,10 +581,7 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_net_stats *st = &qp->sim->net.st;
-	bool first = pkt->hdrs & SIM_HDR_FIRST;
 	bool last = pkt->hdrs & SIM_HDR_LAST;
-	bool at_first = wq->una == wq->first_psn;
-	u32 mtu = sim_wire_mtu(qp);
 
 	if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || pkt->psn != wq->una) {
 		/* ahead of the one awaited: one was lost (an implied NAK) */
@@ -526,16 +592,8 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 		atomic64_inc(&st->rx_dropped);
 		return;
 	}
-	/* a first response only first, no first response later */
-	if (first != at_first ||
-	    pkt->paylen > mtu || (!last && pkt->paylen != mtu) ||
-	    pkt->paylen > wq->len - wq->rd_got ||
-	    (last && wq->rd_got + pkt->paylen != wq->len)) {
-		atomic64_inc(&st->rx_bad_hdr);
-		return;
-	}
-	if ((pkt->hdrs & SIM_HDR_AETH) &&
-	    (pkt->syndrome & SIM_AETH_TYPE_MASK) != SIM_AETH_ACK) {
+	if (!sim_wire_rd_resp_ok(pkt, wq->first_psn, wq->rd_psn, wq->npkts,
+				 wq->len, sim_wire_mtu(qp))) {
 		atomic64_inc(&st->rx_bad_hdr);
 		return;
 	}
@@ -568,23 +626,173 @@ static void sim_wire_req_atomic_ack(struct sim_qp *qp,
 }
 
 /*
- * An ACK or NAK for the window: an ACK of PSN p acknowledges every PSN up
- * to p (coalesced ACKs), a NAK at p every one before p. sq.c completes
- * what una passed and acts on next.
+ * The window's first READ or atomic not answered in full, and the PSN of
+ * the response it awaits (@at): no answer may take una past it.
  */
-static void sim_wire_win_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
+static struct sim_wire_wqe *sim_wire_win_rdat(struct sim_wire_req *wq,
+					      u32 *at)
+{
+	struct sim_wire_wqe *e;
+	u8 i;
+
+	for (i = 0; wq->win_rd_atomic && i < wq->win_n; i++) {
+		e = &wq->win[(wq->win_head + i) % SIM_WIRE_WINDOW];
+		if (!sim_wire_rd_atomic(e->opcode) ||
+		    sim_psn_diff(wq->una, e->first_psn + e->npkts) >= 0)
+			continue;
+		*at = sim_psn_diff(wq->una, e->first_psn) > 0 ? wq->una :
+							       e->first_psn;
+		return e;
+	}
+	return NULL;
+}
+
+/*
+ * An answer beyond the response a READ or an atomic awaits at @at: that
+ * response was lost (an implied NAK). una stops there; go back to it at once, once
+ * per PSN (a second loss there waits for the timeout), not while an RNR
+ * timer runs.
+ */
+static void sim_wire_win_implied(struct sim_qp *qp, u32 at)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+
+	if (wq->una != at)
+		wq->win_progress = true;
+	wq->una = at;
+	if (wq->next != SIM_WIRE_WAITING ||
+	    (wq->implied && wq->implied_una == at))
+		return;
+	/* counted when acted on, as a card's implied_nak_seq_err */
+	sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
+	wq->implied = true;
+	wq->implied_una = at;
+	wq->next = SIM_WIRE_RESEND;
+}
+
+/*
+ * A READ response for the window: the one awaited goes to the READ's
+ * scatter list (decoded again from the SQ; one that no longer decodes,
+ * or a write that fails, fails the READ when it is the oldest).
+ */
+static void sim_wire_win_read_resp(struct sim_engine *eng, struct sim_qp *qp,
+				   const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	u32 mtu = sim_wire_mtu(qp), at;
+	struct sim_resp_req r;
+	struct sim_wire_wqe *e;
+	struct sim_cur d;
+	u8 synd;
+
+	e = sim_wire_win_rdat(wq, &at);
+	if (!e || sim_psn_diff(pkt->psn, at) < 0) {
+		/* an old or duplicate answer */
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if (pkt->psn != at) {
+		sim_wire_win_implied(qp, at);
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if (e->opcode != MLX5_OPCODE_RDMA_READ ||
+	    !sim_wire_rd_resp_ok(pkt, e->first_psn, e->rd_psn, e->npkts,
+				 e->len, mtu)) {
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+	/* it acknowledges every request before it */
+	wq->una = (at + 1) & SIM_PSN_MASK;
+	wq->win_progress = true;
+	if (e->err)
+		return;
+	synd = sim_sq_win_req(eng, qp, e, &r);
+	if (!synd) {
+		sim_cur_init(&d, r.dst->sge, r.dst->n);
+		sim_cur_skip(&d, (u64)sim_psn_diff(at, e->first_psn) * mtu);
+		if (sim_cur_write(qp->sim, &d, pkt->payload, pkt->paylen))
+			synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	}
+	e->err = synd;
+}
+
+/*
+ * An ATOMIC_ACKNOWLEDGE for the window: the atomic awaiting it gets its
+ * original value (decoded again from the SQ, as a READ's response).
+ */
+static void sim_wire_win_atomic_ack(struct sim_engine *eng, struct sim_qp *qp,
+				    const struct sim_rx_pkt *pkt)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_net_stats *st = &qp->sim->net.st;
+	struct sim_resp_req r;
+	struct sim_wire_wqe *e;
+	u32 at;
+	u8 synd;
+
+	e = sim_wire_win_rdat(wq, &at);
+	if (!e || sim_psn_diff(pkt->psn, at) < 0) {
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if (pkt->psn != at) {
+		sim_wire_win_implied(qp, at);
+		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if (!sim_wire_is_atomic(e->opcode) ||
+	    (pkt->syndrome & SIM_AETH_TYPE_MASK) != SIM_AETH_ACK) {
+		atomic64_inc(&st->rx_bad_hdr);
+		return;
+	}
+	wq->una = (at + 1) & SIM_PSN_MASK;
+	wq->win_progress = true;
+	if (e->err)
+		return;
+	synd = sim_sq_win_req(eng, qp, e, &r);
+	if (!synd && sim_wire_atomic_put(qp, &r, pkt->orig))
+		synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	e->err = synd;
+}
+
+/*
+ * An ACK or NAK for the window: an ACK of PSN p acknowledges every PSN up
+ * to p (coalesced ACKs), a NAK at p every one before p, neither past a
+ * READ response not in (an implied NAK). sq.c completes what una passed
+ * and acts on next.
+ */
+static void sim_wire_win_rx(struct sim_engine *eng, struct sim_qp *qp,
+			    const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_net_stats *st = &qp->sim->net.st;
 	u8 type = pkt->syndrome & SIM_AETH_TYPE_MASK;
 	u8 val = pkt->syndrome & SIM_AETH_VAL_MASK;
 	bool rnr = wq->next == SIM_WIRE_RNR || wq->next == SIM_WIRE_RNR_WAIT;
+	u32 at;
 
-	/* READ responses and atomic ACKs are not for SENDs and WRITEs */
-	if (pkt->op != SIM_OP_ACK || sim_psn_diff(pkt->psn, wq->una) < 0 ||
+	if (sim_psn_diff(pkt->psn, wq->una) < 0 ||
 	    sim_psn_diff(pkt->psn, wq->snd_psn) >= 0) {
 		/* an old or duplicate answer */
 		atomic64_inc(&st->rx_dropped);
+		return;
+	}
+	if (sim_wire_is_read_resp(pkt->op)) {
+		sim_wire_win_read_resp(eng, qp, pkt);
+		return;
+	}
+	if (pkt->op == SIM_OP_ATOMIC_ACK) {
+		sim_wire_win_atomic_ack(eng, qp, pkt);
+		return;
+	}
+	/* an ACK of p, a NAK at p > at: the response at at was lost */
+	if (sim_wire_win_rdat(wq, &at) &&
+	    sim_psn_diff(pkt->psn, at) >= (type == SIM_AETH_ACK ? 0 : 1)) {
+		if (type != SIM_AETH_ACK)
+			atomic64_inc(&st->naks_rcvd);
+		sim_wire_win_implied(qp, at);
 		return;
 	}
 	switch (type) {
@@ -624,7 +832,8 @@ static void sim_wire_win_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 }
 
 /* An answer to our requests (ACK, NAK, READ response, atomic ACK). */
-void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
+void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
+		     const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 
@@ -637,7 +846,7 @@ void sim_wire_req_rx(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 		return;
 	}
 	if (wq->win_n) {
-		sim_wire_win_rx(qp, pkt);
+		sim_wire_win_rx(eng, qp, pkt);
 		return;
 	}
 	switch (pkt->op) {
@@ -719,6 +928,8 @@ void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
 		qp->wreq.snd_psn = MLX5_GET(qpc, qp->qpc, next_send_psn);
 		qp->wreq.busy = false;
 		qp->wreq.win_n = 0;
+		qp->wreq.win_rd_atomic = 0;
+		qp->wreq.implied = false;
 		break;
 	default:
 		break;
