@@ -34,14 +34,6 @@
 
 iters=${WIRE_ITERS:-20}
 
-# link_stat DEV NAME [NETNS]: one counter of `rdma statistic show link`
-link_stat() {
-	local x=""
-	[ -n "${3:-}" ] && x="ip netns exec $3"
-	$x rdma -j statistic show link "$1/1" |
-		/usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$2'])"
-}
-
 # netem_dropped: what the netem qdisc (30:) on vethB dropped since it was put there
 netem_dropped() {
 	tc -s qdisc show dev vethB |
