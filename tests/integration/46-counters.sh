@@ -18,12 +18,6 @@ ok() { checks=$((checks + 1)); echo "ok   $*"; }
 top=$MLX5SP_TOP
 dev=cx0
 
-# link_stat NAME: one counter of `rdma statistic show link`
-link_stat() {
-	rdma -j statistic show link $dev/1 |
-		/usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$1'])"
-}
-
 load
 mark counters
 ip link add cxd0 type dummy
@@ -78,16 +72,16 @@ checks=$((checks + $(grep -c '^ok ' /tmp/counters.out)))
 rt=$(read_target_prog)
 declare -A before
 for c in sq_drained sig_err_guard sig_err_reftag sig_err_apptag wqes_cancelled; do
-	before[$c]=$(link_stat $c)
+	before[$c]=$(link_stat $dev $c)
 done
 out=$(timeout 100 "$rt" -d $dev -n 12 -b 4 -c guard:1 -c apptag:4 -c reftag:5 \
 	-c guard:11 2>&1) || { echo "$out"; die "mlx5sp-read-target failed"; }
 echo "$out" | grep -q "12 READs, 4 signature errors, 0 mismatches" ||
 	{ echo "$out"; die "mlx5sp-read-target: not 4 signature errors"; }
-d=$(($(link_stat sq_drained) - ${before[sq_drained]}))
+d=$(($(link_stat $dev sq_drained) - ${before[sq_drained]}))
 [ $d = 4 ] || die "sq_drained moved by $d, expected 4"
 for c in sig_err_guard sig_err_reftag sig_err_apptag wqes_cancelled; do
-	[ "$(link_stat $c)" = "${before[$c]}" ] || die "$c moved on user-space events"
+	[ "$(link_stat $dev $c)" = "${before[$c]}" ] || die "$c moved on user-space events"
 done
 ok "read target, 4 bad-PI READs: sq_drained +4 (user-space SIGERR CQEs and cancels not the driver's)"
 

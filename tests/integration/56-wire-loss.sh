@@ -62,11 +62,9 @@ fi
 prog=$(test_prog wire_retry)
 wire_setup wire-loss
 
-# c NAME: a counter of the model's wire
-c() { awk -v k="$1" '$1 == k { print $2 }' "$wire"; }
-snap() { for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent atomics atomic_dups; do eval "b_$k=$(c $k)"; done; }
+snap() { for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent atomics atomic_dups; do eval "b_$k=$(wire_stat "$wire" $k)"; done; }
 # d NAME: how far it moved since snap
-d() { local v; eval "v=\$b_$1"; echo $(($(c "$1") - v)); }
+d() { local v; eval "v=\$b_$1"; echo $(($(wire_stat "$wire" "$1") - v)); }
 deltas() { local k s=; for k in retransmits timeouts dup_reqs naks_sent naks_rcvd rnr_naks_sent atomics atomic_dups; do s+="$k +$(d $k) "; done; echo "$s"; }
 
 netem() {
@@ -181,13 +179,12 @@ impaired reorder "sp rxe" delay 10ms reorder 25% 50%
 [ "$(d naks_sent)" -gt 0 ] || die "reorder: the model sent no sequence NAK"
 ok "reorder: model sequence NAKs sent +$(d naks_sent), received +$(d naks_rcvd), retransmits +$(d retransmits)"
 # the same events in mlx5_ib's hardware counters (the port's Q counters)
-hw() { rdma -j statistic show link sp0/1 | /usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$1'])"; }
 for k in out_of_sequence duplicate_request packet_seq_err; do
-	[ "$(hw $k)" -gt 0 ] || die "rdma statistic: sp0 $k is 0 after loss and reordering"
+	[ "$(link_stat sp0 $k)" -gt 0 ] || die "rdma statistic: sp0 $k is 0 after loss and reordering"
 done
-[ "$(hw out_of_sequence)" -ge "$(c naks_sent)" ] ||
-	die "out_of_sequence $(hw out_of_sequence) < sequence NAKs sent $(c naks_sent)"
-ok "rdma statistic sp0: out_of_sequence $(hw out_of_sequence), duplicate_request $(hw duplicate_request), packet_seq_err $(hw packet_seq_err), implied_nak_seq_err $(hw implied_nak_seq_err), local_ack_timeout_err $(hw local_ack_timeout_err)"
+[ "$(link_stat sp0 out_of_sequence)" -ge "$(wire_stat "$wire" naks_sent)" ] ||
+	die "out_of_sequence $(link_stat sp0 out_of_sequence) < sequence NAKs sent $(wire_stat "$wire" naks_sent)"
+ok "rdma statistic sp0: out_of_sequence $(link_stat sp0 out_of_sequence), duplicate_request $(link_stat sp0 duplicate_request), packet_seq_err $(link_stat sp0 packet_seq_err), implied_nak_seq_err $(link_stat sp0 implied_nak_seq_err), local_ack_timeout_err $(link_stat sp0 local_ack_timeout_err)"
 for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	# shellcheck disable=SC2086 # netem's words
 	netem $im
@@ -202,7 +199,7 @@ for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	ok "window under $im: every message once with its data," \
 		"completions in order; model $(deltas) implied NAKs +$implied"
 done
-inflight=$(c max_inflight)
+inflight=$(wire_stat "$wire" max_inflight)
 [ "${inflight:-0}" -gt 1 ] || die "window: the model never had more than one WQE in flight"
 ok "window: up to $inflight WQEs of a QP in flight at once"
 netem delay 20ms

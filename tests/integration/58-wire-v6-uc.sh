@@ -85,9 +85,8 @@ ok "ICRC valid on every RoCEv2 packet of the capture (IPv4 and IPv6)"
 # packet are dropped whole, the rest arrive whole and in order, and the
 # model's responder counts what it dropped
 modprobe sch_netem || die "no netem"
-cnt() { sed -n "s/^$1 //p" "$wire"; }
-d0=$(cnt rx_dropped)
-u0=$(cnt uc_msgs_dropped)
+d0=$(wire_stat "$wire" rx_dropped)
+u0=$(wire_stat "$wire" uc_msgs_dropped)
 tc qdisc replace dev vethB root netem loss 5% || die "netem vethB"
 ip netns exec $ns tc qdisc replace dev vethA root netem loss 5% ||
 	die "netem vethA"
@@ -96,8 +95,8 @@ t0=$(date +%s)
 	die "wire_uc.py (5 % loss)"
 tc qdisc del dev vethB root
 ip netns exec $ns tc qdisc del dev vethA root
-d1=$(cnt rx_dropped)
-u1=$(cnt uc_msgs_dropped)
+d1=$(wire_stat "$wire" rx_dropped)
+u1=$(wire_stat "$wire" uc_msgs_dropped)
 if [ "$d1" -le "$d0" ] || [ "$u1" -le "$u0" ]; then
 	die "sp0 wire under loss: rx_dropped $d0 -> $d1, uc_msgs_dropped $u0 -> $u1"
 fi

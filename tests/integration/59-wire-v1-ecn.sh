@@ -34,23 +34,10 @@
 
 iters=${WIRE_ITERS:-20}
 
-# link_stat DEV NAME [NETNS]: one counter of `rdma statistic show link`
-link_stat() {
-	local x=""
-	[ -n "${3:-}" ] && x="ip netns exec $3"
-	$x rdma -j statistic show link "$1/1" |
-		/usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)[0]['$2'])"
-}
-
 # netem_dropped: what the netem qdisc (30:) on vethB dropped since it was put there
 netem_dropped() {
 	tc -s qdisc show dev vethB |
 		awk '/^qdisc netem 30:/ { f = 1; next } f && /dropped/ { sub(/.*\(dropped /, ""); sub(/,.*/, ""); print; exit }'
-}
-
-# wire_field DEV NAME: a counter of the model's debugfs wire file
-wire_field() {
-	awk -v k="$2" '$1 == k { print $2 }' "$simfs/$1/wire"
 }
 
 wire_cleanup_hook() {
@@ -92,7 +79,7 @@ ok "tshark: $n1 RoCE v1 (ethertype 0x8915) packets"
 wire_capture_check $((iters * 4 * 5)) "$ipa" --want v1-model-rc v1-peer-rc v1-model-ud v1-peer-ud
 for d in sp0 sp1; do
 	for c in rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp tx_dropped; do
-		[ "$(wire_field $d $c)" = 0 ] || { cat "$simfs/$d/wire"; die "$d: $c not 0"; }
+		[ "$(wire_stat "$simfs/$d/wire" $c)" = 0 ] || { cat "$simfs/$d/wire"; die "$d: $c not 0"; }
 	done
 done
 ok "sp0, sp1: no bad ICRC or header, nothing dropped"
@@ -142,11 +129,11 @@ echo 1 >"$simfs/sp0/ecn_np"
 
 # the reaction point off: not ECN-capable, netem drops, RC recovers
 echo 0 >"$simfs/sp1/ecn_rp"
-b[retx]=$(wire_field sp1 retransmits)
+b[retx]=$(wire_stat "$simfs/sp1/wire" retransmits)
 b[dropped]=$(netem_dropped)
 b[marked]=$(link_stat sp0 np_ecn_marked_roce_packets $ns)
 wire_pingpong ibv_rc_pingpong sp -n $iters -s 5000 -m 1024 -c
-retx=$(($(wire_field sp1 retransmits) - b[retx]))
+retx=$(($(wire_stat "$simfs/sp1/wire" retransmits) - b[retx]))
 dropped=$(($(netem_dropped) - b[dropped]))
 marked=$(($(link_stat sp0 np_ecn_marked_roce_packets $ns) - b[marked]))
 [ "$dropped" -gt 0 ] && [ "$retx" -gt 0 ] && [ "$marked" = 0 ] ||

@@ -7,6 +7,41 @@ simfs=/sys/kernel/debug/mlx5sp_sim
 
 die() { echo "FAIL: $*" >&2; dmesg | tail -n 40 >&2; exit 1; }
 
+# die_test MSG: die, and from a subshell end the test's own shell too:
+# a command substitution's exit status is lost in [ "$(f)" -gt 0 ],
+# "ok ... $(f)" or eval, which would go on with an empty string
+# (SIGTERM: the test's EXIT trap still runs)
+die_test() {
+	if [ "$BASHPID" != "$$" ]; then
+		(die "$@") || true
+		kill -TERM "$$"
+		exit 1
+	fi
+	die "$@"
+}
+
+# link_stat DEV NAME [NETNS]: counter NAME of DEV's port 1 in
+# `rdma -j statistic show link` (run in network namespace NETNS when
+# given); fails the test when rdma fails or has no such counter
+link_stat() {
+	local x=() out v
+	[ -n "${3:-}" ] && x=(ip netns exec "$3")
+	out=$("${x[@]}" rdma -j statistic show link "$1/1") ||
+		die_test "link_stat: rdma statistic show link $1/1${3:+ (netns $3)} failed"
+	v=$(/usr/bin/python3 -c '
+import json, sys
+try:
+    e = json.loads(sys.stdin.read())[0]
+except (ValueError, LookupError, TypeError) as x:
+    sys.exit("not a list of counters: %r" % x)
+if sys.argv[1] not in e:
+    sys.exit("counters: " + " ".join(sorted(e)))
+print(e[sys.argv[1]])' "$2" <<<"$out") ||
+		die_test "link_stat: $1/1${3:+ (netns $3)}: no counter $2"
+	[[ $v =~ ^[0-9]+$ ]] || die_test "link_stat: $1/1 $2 is \"$v\", not a count"
+	echo "$v"
+}
+
 load() {
 	local d
 	# insmod doesn't resolve dependencies; in-tree ones come by modprobe.

@@ -42,6 +42,20 @@ gid_index() {
 	die "$1: no $type GID for $2"
 }
 
+# wire_stat FILE KEY: the value of KEY in FILE, a model device's debugfs
+# wire file ("KEY VALUE" lines); fails the test when FILE has no KEY
+wire_stat() {
+	local k v
+	while read -r k v; do
+		if [ "$k" = "$2" ]; then
+			[[ $v =~ ^[0-9]+$ ]] || die_test "wire_stat: $1: $2 is \"$v\", not a count"
+			echo "$v"
+			return 0
+		fi
+	done <"$1" || die_test "wire_stat: cannot read $1"
+	die_test "wire_stat: $1 has no $2"
+}
+
 wire_cleanup() {
 	if declare -F wire_cleanup_hook >/dev/null; then
 		wire_cleanup_hook || true
