@@ -189,10 +189,10 @@ for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	# shellcheck disable=SC2086 # netem's words
 	netem $im
 	snap
-	implied=$(hw implied_nak_seq_err)
+	implied=$(link_stat sp0 implied_nak_seq_err)
 	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
 	netem_off
-	implied=$(($(hw implied_nak_seq_err) - implied))
+	implied=$(($(link_stat sp0 implied_nak_seq_err) - implied))
 	# READ responses lost between others: implied NAKs, certain at 5 %
 	[ "$im" != "loss 5%" ] || [ "$implied" -gt 0 ] ||
 		die "window under $im: no implied NAK (READ responses lost)"
