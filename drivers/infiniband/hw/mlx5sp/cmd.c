@@ -544,6 +544,29 @@ err_release:
 }
 EXPORT_SYMBOL_GPL(mlx5sp_cmd_exec);
 
+/*
+ * A DESTROY command for object @n (@what, for the log). Firmware
+ * answering "bad resource" holds no such object: nothing of it is left
+ * to write to host memory, so for the host it is destroyed (a create
+ * whose output gave another number than the object's leaves that; the
+ * object itself stays the device's). Any other failure is returned.
+ */
+int mlx5sp_cmd_destroy(struct mlx5sp_dev *dev, const void *in, int inlen,
+		       const char *what, u32 n)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_cq_out)] = {};
+	int err;
+
+	err = mlx5sp_cmd_exec(dev, in, inlen, out, sizeof(out));
+	if (err && MLX5SP_CMD_STATUS(out) == MLX5_CMD_STAT_BAD_RES_ERR &&
+	    !mlx5sp_dev_dead(dev)) {
+		mlx5sp_err(dev, "firmware has no %s 0x%x to destroy: taken as gone\n",
+			   what, n);
+		return 0;
+	}
+	return err;
+}
+
 struct cmd_async {
 	struct work_struct work;
 	struct mlx5sp_dev *dev;

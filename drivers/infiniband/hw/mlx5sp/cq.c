@@ -153,7 +153,7 @@ static int destroy_cq_cmd(struct mlx5sp_ib_dev *dev, u32 cqn)
 
 	MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
 	MLX5_SET(destroy_cq_in, in, cqn, cqn);
-	return mlx5sp_cmd_exec_in(dev->mdev, destroy_cq, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "CQ", cqn);
 }
 
 static int create_cq_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
@@ -230,6 +230,11 @@ int mlx5sp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_free_buffers;
 	err = mlx5sp_core_cq_insert(dev->mdev, &cq->mcq);
+	if (err == -EEXIST) {
+		/* not by a number another CQ has */
+		err = -EIO;
+		goto err_free_buffers;
+	}
 	if (err)
 		goto err_destroy_cq;
 	if (udata) {

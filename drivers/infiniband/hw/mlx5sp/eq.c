@@ -386,11 +386,30 @@ int mlx5sp_comp_eqn(struct mlx5sp_dev *dev, u16 vector, u32 *eqn)
 	return 0;
 }
 
+/*
+ * A created object's number into the table the event dispatcher reads.
+ * A number a live object already has is firmware lying (garbage in the
+ * create's output): refused with -EEXIST, and the caller must not destroy
+ * by it (that would destroy the other object); what firmware did create
+ * stays the device's, under a number the driver never learnt.
+ */
+static int core_table_insert(struct mlx5sp_dev *dev, struct xarray *xa,
+			     u32 n, void *obj, const char *what)
+{
+	int err = xa_insert_irq(xa, n, obj, GFP_KERNEL);
+
+	if (err != -EBUSY)
+		return err;
+	mlx5sp_err(dev, "firmware gave a new %s the number 0x%x of a live one\n",
+		   what, n);
+	return -EEXIST;
+}
+
 int mlx5sp_core_cq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
 {
 	refcount_set(&cq->refcount, 1);
 	init_completion(&cq->free);
-	return xa_err(xa_store_irq(&dev->cq_table, cq->cqn, cq, GFP_KERNEL));
+	return core_table_insert(dev, &dev->cq_table, cq->cqn, cq, "CQ");
 }
 
 /* After this returns no handler runs for @cq or will. */
@@ -403,11 +422,12 @@ void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
 }
 
 /* QPs and SRQs: the event dispatcher finds them by number in @xa. */
-static int core_qp_table_insert(struct xarray *xa, struct mlx5sp_core_qp *qp)
+static int core_qp_table_insert(struct mlx5sp_dev *dev, struct xarray *xa,
+				struct mlx5sp_core_qp *qp, const char *what)
 {
 	refcount_set(&qp->refcount, 1);
 	init_completion(&qp->free);
-	return xa_err(xa_store_irq(xa, qp->qpn, qp, GFP_KERNEL));
+	return core_table_insert(dev, xa, qp->qpn, qp, what);
 }
 
 /* After this returns no handler runs for @qp or will. */
@@ -421,7 +441,7 @@ static void core_qp_table_remove(struct xarray *xa, struct mlx5sp_core_qp *qp)
 
 int mlx5sp_core_qp_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
 {
-	return core_qp_table_insert(&dev->qp_table, qp);
+	return core_qp_table_insert(dev, &dev->qp_table, qp, "QP");
 }
 
 void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
@@ -431,7 +451,7 @@ void mlx5sp_core_qp_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *qp)
 
 int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)
 {
-	return core_qp_table_insert(&dev->srq_table, srq);
+	return core_qp_table_insert(dev, &dev->srq_table, srq, "SRQ");
 }
 
 void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq)

@@ -267,6 +267,8 @@ void mlx5sp_cmd_comp_handler(struct mlx5sp_dev *dev, u32 vector);
 void mlx5sp_cmd_flush(struct mlx5sp_dev *dev);
 const char *mlx5sp_cmd_opcode_str(u16 opcode);
 int mlx5sp_cmd_status_to_err(u8 status);
+int mlx5sp_cmd_destroy(struct mlx5sp_dev *dev, const void *in, int inlen,
+		       const char *what, u32 n);
 u8 mlx5sp_xor8(const void *buf, size_t len);
 
 #define mlx5sp_cmd_exec_inout(dev, ifc_cmd, in, out) \

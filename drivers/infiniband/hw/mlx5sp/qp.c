@@ -700,7 +700,7 @@ static int destroy_qp_cmd(struct mlx5sp_ib_dev *dev, u32 qpn)
 
 	MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
 	MLX5_SET(destroy_qp_in, in, qpn, qpn);
-	return mlx5sp_cmd_exec_in(dev->mdev, destroy_qp, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "QP", qpn);
 }
 
 static int check_create_attr(struct mlx5sp_ib_dev *dev,
@@ -774,6 +774,11 @@ int mlx5sp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (err)
 		goto err_free_buffers;
 	err = mlx5sp_core_qp_insert(dev->mdev, &qp->mqp);
+	if (err == -EEXIST) {
+		/* not by a number another QP has */
+		err = -EIO;
+		goto err_free_buffers;
+	}
 	if (err)
 		goto err_destroy_qp;
 	/* ib_core knows the GSI QP as QP1; firmware by its own number. */

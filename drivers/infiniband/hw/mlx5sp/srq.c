@@ -166,7 +166,7 @@ static int destroy_srq_cmd(struct mlx5sp_ib_dev *dev, u32 srqn)
 
 	MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);
 	MLX5_SET(destroy_srq_in, in, srqn, srqn);
-	return mlx5sp_cmd_exec_in(dev->mdev, destroy_srq, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "SRQ", srqn);
 }
 
 /*
@@ -223,6 +223,11 @@ int mlx5sp_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (err)
 		goto err_free_buffers;
 	err = mlx5sp_core_srq_insert(dev->mdev, &srq->msrq);
+	if (err == -EEXIST) {
+		/* not by a number another SRQ has */
+		err = -EIO;
+		goto err_free_buffers;
+	}
 	if (err)
 		goto err_destroy_srq;
 	if (udata) {

@@ -49,11 +49,24 @@ void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_garble_cmd);
 
+void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u16 dw,
+			__be32 val)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->fault_lock, flags);
+	sim->fault.lie_opcode = opcode;
+	sim->fault.lie_dw = dw;
+	sim->fault.lie_val = val;
+	spin_unlock_irqrestore(&sim->fault_lock, flags);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_lie_cmd);
+
 /*
  * A command that ran answers garbage: every byte after its status and
- * syndrome random (seeded, so a failure replays), as firmware with a
- * corrupted mailbox or a bug would. What it did stands: a created object
- * exists under the number the garbage hides.
+ * syndrome random (seeded, so a failure replays), or one dword of it a
+ * lie, as firmware with a corrupted mailbox or a bug would. What it did
+ * stands: a created object exists under the number the garbage hides.
  */
 void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 		      u32 outlen)
@@ -62,14 +75,26 @@ void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 	struct rnd_state rnd;
 	unsigned long flags;
 	bool hit = false;
+	__be32 lie = 0;
 	u32 seed = 0;
+	u16 dw = 0;
 
 	spin_lock_irqsave(&sim->fault_lock, flags);
 	if (f->garble_nth && f->garble_opcode == opcode && !--f->garble_nth) {
 		hit = true;
 		seed = f->garble_seed;
 	}
+	if (f->lie_opcode && f->lie_opcode == opcode) {
+		f->lie_opcode = 0;
+		dw = f->lie_dw;
+		lie = f->lie_val;
+	}
 	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	/* the header (status, syndrome) stays true */
+	if (dw >= 2 && (dw + 1) * 4 <= outlen) {
+		((__be32 *)out)[dw] = lie;
+		sim_stat_inc(sim, cmds_garbled);
+	}
 	if (!hit || outlen <= 8)
 		return;
 	prandom_seed_state(&rnd, seed);

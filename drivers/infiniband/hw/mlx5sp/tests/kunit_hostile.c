@@ -418,12 +418,127 @@ static void hostile_cmd_outputs(struct kunit *test)
 	hostile_still_works(test, u);
 }
 
+/* Firmware's next @opcode answers @n in output field @f of @type */
+#define hostile_lie(u, opcode, type, f, n) do {				\
+	u32 _o[MLX5_ST_SZ_DW(type)] = {};					\
+	u16 _dw = MLX5_BYTE_OFF(type, f) / 4;					\
+									\
+	MLX5_SET(type, _o, f, n);						\
+	mlx5sp_sim_lie_cmd((u)->sim, opcode, _dw, (__force __be32)_o[_dw]);	\
+} while (0)
+
+/*
+ * Creates whose output lies about the new object's number. The number of
+ * a live object (the ULP's CQ, another SRQ): refused (-EIO), the other
+ * object untouched (it still passes data; before, the new one took its
+ * place in the event table); a number nobody has: created under it, and
+ * its destroy, which firmware answers "bad resource", completes (no
+ * WARN). Then 16 creates of each with every output byte garbage. The
+ * objects firmware did create stay the device's until it goes.
+ */
+static void hostile_create_outputs(struct kunit *test)
+{
+	struct ib_srq_init_attr sa = hostile_small_srq;
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct ib_srq *srq, *srq2;
+	struct ib_cq *cq;
+	u32 i;
+
+	hostile_lie(u, MLX5_CMD_OP_CREATE_CQ, create_cq_out, cqn,
+		    to_cq(u->cq)->mcq.cqn);
+	cq = ib_alloc_cq(u->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(cq));
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+	hostile_still_works(test, u);
+
+	hostile_lie(u, MLX5_CMD_OP_CREATE_CQ, create_cq_out, cqn, 0xabcde);
+	cq = ib_alloc_cq(u->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	KUNIT_EXPECT_EQ(test, to_cq(cq)->mcq.cqn, 0xabcdeU);
+	ib_free_cq(cq);
+
+	srq = ib_create_srq(u->pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	hostile_lie(u, MLX5_CMD_OP_CREATE_SRQ, create_srq_out, srqn,
+		    to_srq(srq)->msrq.qpn);
+	srq2 = ib_create_srq(u->pd, &sa);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(srq2));
+	if (!IS_ERR(srq2))
+		ib_destroy_srq(srq2);
+	hostile_lie(u, MLX5_CMD_OP_CREATE_SRQ, create_srq_out, srqn, 0xbcdef);
+	srq2 = ib_create_srq(u->pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq2));
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(srq2, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(srq, NULL), 0);
+
+	for (i = 0; i < 16; i++) {
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_CREATE_CQ, 1, 500 + i);
+		cq = ib_alloc_cq(u->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+		if (!IS_ERR(cq))
+			ib_free_cq(cq);
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_CREATE_SRQ, 1, 600 + i);
+		srq = ib_create_srq(u->pd, &sa);
+		if (!IS_ERR(srq))
+			KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(srq, NULL), 0);
+	}
+	hostile_still_works(test, u);
+}
+
+/*
+ * A QP created under the number of a live QP: refused, the live one
+ * passes data after. A QP firmware made stays the device's and keeps
+ * its CQ in use there (a CQ firmware will not destroy, as a card would
+ * not): the device dies at the end, and teardown goes on without it.
+ */
+static void hostile_create_qp_outputs(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = hostile_small_qp;
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	u32 i;
+
+	cq = ib_alloc_cq(u->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	hostile_lie(u, MLX5_CMD_OP_CREATE_QP, create_qp_out, qpn,
+		    u->qp[0]->qp_num);
+	qp = ib_create_qp(u->pd, &qa);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(qp));
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	hostile_still_works(test, u);
+
+	hostile_lie(u, MLX5_CMD_OP_CREATE_QP, create_qp_out, qpn, 0xcdef0);
+	qp = ib_create_qp(u->pd, &qa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(test, qp->qp_num, 0xcdef0U);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	for (i = 0; i < 16; i++) {
+		mlx5sp_sim_garble_cmd(u->sim, MLX5_CMD_OP_CREATE_QP, 1, 700 + i);
+		qp = ib_create_qp(u->pd, &qa);
+		if (!IS_ERR(qp))
+			KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	}
+	hostile_still_works(test, u);
+	mlx5sp_sim_set_health_syndrome(u->sim,
+				       MLX5_INITIAL_SEG_HEALTH_SYNDROME_FW_INTERNAL_ERR);
+	for (i = 0; i < 1000 && !mlx5sp_dev_dead(to_ibdev(u->ibdev)->mdev); i++)
+		msleep(10);
+	KUNIT_EXPECT_TRUE(test, mlx5sp_dev_dead(to_ibdev(u->ibdev)->mdev));
+	ib_free_cq(cq);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
 	KUNIT_CASE_SLOW(hostile_cqes),
 	KUNIT_CASE(hostile_cmd_status),
 	KUNIT_CASE_SLOW(hostile_cmd_outputs),
+	KUNIT_CASE_SLOW(hostile_create_outputs),
+	KUNIT_CASE_SLOW(hostile_create_qp_outputs),
 	{}
 };
 
