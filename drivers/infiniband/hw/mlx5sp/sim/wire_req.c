@@ -671,19 +671,23 @@ static void sim_wire_win_implied(struct sim_qp *qp, u32 at)
 }
 
 /*
- * A READ response for the window: the one awaited goes to the READ's
- * scatter list (decoded again from the SQ; one that no longer decodes,
- * or a write that fails, fails the READ when it is the oldest).
+ * A READ response or an ATOMIC_ACKNOWLEDGE for the window: the one the
+ * first READ or atomic in flight awaits goes to its WQE's scatter list
+ * (decoded again from the SQ: a READ's data at its offset, an atomic's
+ * original value to its 8-byte entry); one that no longer decodes, or a
+ * write that fails, fails the WQE when it is the oldest.
  */
-static void sim_wire_win_read_resp(struct sim_engine *eng, struct sim_qp *qp,
-				   const struct sim_rx_pkt *pkt)
+static void sim_wire_win_resp(struct sim_engine *eng, struct sim_qp *qp,
+			      const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_net_stats *st = &qp->sim->net.st;
 	u32 mtu = sim_wire_mtu(qp), at;
+	bool read = pkt->op != SIM_OP_ATOMIC_ACK;
 	struct sim_resp_req r;
 	struct sim_wire_wqe *e;
 	struct sim_cur d;
+	bool ok;
 	u8 synd;
 
 	e = sim_wire_win_rdat(wq, &at);
@@ -697,9 +701,14 @@ static void sim_wire_win_read_resp(struct sim_engine *eng, struct sim_qp *qp,
 		atomic64_inc(&st->rx_dropped);
 		return;
 	}
-	if (e->opcode != MLX5_OPCODE_RDMA_READ ||
-	    !sim_wire_rd_resp_ok(pkt, e->first_psn, e->rd_psn, e->npkts,
-				 e->len, mtu)) {
+	if (read)
+		ok = e->opcode == MLX5_OPCODE_RDMA_READ &&
+		     sim_wire_rd_resp_ok(pkt, e->first_psn, e->rd_psn,
+					 e->npkts, e->len, mtu);
+	else
+		ok = sim_wire_is_atomic(e->opcode) &&
+		     (pkt->syndrome & SIM_AETH_TYPE_MASK) == SIM_AETH_ACK;
+	if (!ok) {
 		atomic64_inc(&st->rx_bad_hdr);
 		return;
 	}
@@ -709,51 +718,14 @@ static void sim_wire_win_read_resp(struct sim_engine *eng, struct sim_qp *qp,
 	if (e->err)
 		return;
 	synd = sim_sq_win_req(eng, qp, e, &r);
-	if (!synd) {
+	if (!synd && read) {
 		sim_cur_init(&d, r.dst->sge, r.dst->n);
 		sim_cur_skip(&d, (u64)sim_psn_diff(at, e->first_psn) * mtu);
 		if (sim_cur_write(qp->sim, &d, pkt->payload, pkt->paylen))
 			synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-	}
-	e->err = synd;
-}
-
-/*
- * An ATOMIC_ACKNOWLEDGE for the window: the atomic awaiting it gets its
- * original value (decoded again from the SQ, as a READ's response).
- */
-static void sim_wire_win_atomic_ack(struct sim_engine *eng, struct sim_qp *qp,
-				    const struct sim_rx_pkt *pkt)
-{
-	struct sim_wire_req *wq = &qp->wreq;
-	struct sim_net_stats *st = &qp->sim->net.st;
-	struct sim_resp_req r;
-	struct sim_wire_wqe *e;
-	u32 at;
-	u8 synd;
-
-	e = sim_wire_win_rdat(wq, &at);
-	if (!e || sim_psn_diff(pkt->psn, at) < 0) {
-		atomic64_inc(&st->rx_dropped);
-		return;
-	}
-	if (pkt->psn != at) {
-		sim_wire_win_implied(qp, at);
-		atomic64_inc(&st->rx_dropped);
-		return;
-	}
-	if (!sim_wire_is_atomic(e->opcode) ||
-	    (pkt->syndrome & SIM_AETH_TYPE_MASK) != SIM_AETH_ACK) {
-		atomic64_inc(&st->rx_bad_hdr);
-		return;
-	}
-	wq->una = (at + 1) & SIM_PSN_MASK;
-	wq->win_progress = true;
-	if (e->err)
-		return;
-	synd = sim_sq_win_req(eng, qp, e, &r);
-	if (!synd && sim_wire_atomic_put(qp, &r, pkt->orig))
+	} else if (!synd && sim_wire_atomic_put(qp, &r, pkt->orig)) {
 		synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	}
 	e->err = synd;
 }
 
@@ -779,12 +751,8 @@ static void sim_wire_win_rx(struct sim_engine *eng, struct sim_qp *qp,
 		atomic64_inc(&st->rx_dropped);
 		return;
 	}
-	if (sim_wire_is_read_resp(pkt->op)) {
-		sim_wire_win_read_resp(eng, qp, pkt);
-		return;
-	}
-	if (pkt->op == SIM_OP_ATOMIC_ACK) {
-		sim_wire_win_atomic_ack(eng, qp, pkt);
+	if (sim_wire_is_read_resp(pkt->op) || pkt->op == SIM_OP_ATOMIC_ACK) {
+		sim_wire_win_resp(eng, qp, pkt);
 		return;
 	}
 	/* an ACK of p, a NAK at p > at: the response at at was lost */
