@@ -42,7 +42,13 @@
 # max_inflight above 1; under loss, implied NAKs (READ responses lost).
 # SQD with the window in flight (netem delay 20 ms): 32 SENDs posted, the
 # QP moved to SQD at once: SQ_DRAINED only once all 32 completed, each
-# received once; SQD to RTS, one more SEND.
+# received once; SQD to RTS, one more SEND. The window's error paths
+# (wire_retry window-err, window-rnr, window-flush): a remote access NAK
+# for the middle one of 16 WRITEs in flight (before it done, it
+# REM_ACCESS_ERR, the rest flushed), 16 SENDs against 8 receives (RNR
+# NAKs until the other 8 are posted, then all in order), 32 SENDs in
+# flight (netem delay 20 ms) and the QP to ERR at once (successes, then
+# flushes, in order).
 # WIRE_ITERS (20) iterations / messages of each.
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -206,6 +212,17 @@ netem delay 20ms
 wire_prog sqd sp0 "$gs" rxe0 "$gr" 32 3000
 netem_off
 ok "sqd: SQ_DRAINED after the 32 SENDs in flight completed, then RTS again"
+# the window's error paths: a NAK in the middle, RNR NAKs, 2ERR in flight
+wire_prog window-err sp0 "$gs" rxe0 "$gr" 16 3000
+ok "window-err: a remote access NAK in the middle of 16 WRITEs: those before done, it failed, the rest flushed, in order"
+snap
+wire_prog window-rnr sp0 "$gs" rxe0 "$gr" 16 3000
+[ "$(d naks_rcvd)" -gt 0 ] || die "window-rnr: the model received no RNR NAK"
+ok "window-rnr: 16 SENDs, receives for 8: RNR NAKs (+$(d naks_rcvd)) until the rest were posted, all in order, once"
+netem delay 20ms
+wire_prog window-flush sp0 "$gs" rxe0 "$gr" 32 3000
+netem_off
+ok "window-flush: 32 SENDs in flight, QP to ERR at once: completions in order, successes then flushes"
 impaired "duplicate 5%" rxe duplicate 5%
 [ "$(d dup_reqs)" -gt 0 ] || die "duplicate 5%: the model saw no duplicate request"
 ok "duplicate 5%: model duplicate requests +$(d dup_reqs)"

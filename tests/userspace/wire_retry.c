@@ -47,6 +47,21 @@
  *	only once every one of them completed (all COUNT completions are
  *	there when it does: those in flight took their ACKs first); B got
  *	each once. Then SQD to RTS and one more SEND goes.
+ *   window-err COUNT SIZE  COUNT RDMA WRITEs (2..32) from A posted at
+ *	once, the one in the middle by an rkey without remote write
+ *	access: those before it complete successfully (their bytes in
+ *	B), it in IBV_WC_REM_ACCESS_ERR, every later one in
+ *	IBV_WC_WR_FLUSH_ERR, in order; A's QP in ERR.
+ *   window-rnr COUNT SIZE  COUNT SENDs (2..32) from A posted at once, B
+ *	with receives for half of them: that half completes and the rest
+ *	waits (RNR NAKs, rnr_retry 7) for 200 ms with no completion; then
+ *	B posts the other receives and the rest completes, in order, each
+ *	SEND received once with its data.
+ *   window-flush COUNT SIZE  COUNT SENDs (2..32) from A posted at once
+ *	and A moved to ERR at once (the script delays the wire): COUNT
+ *	completions, in order, successes first, then IBV_WC_WR_FLUSH_ERR
+ *	only; B received at least the successful ones, each once, in
+ *	order, with its data.
  *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
  *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
  *	provider refuses to post one, so not from B), and one by an rkey
@@ -703,23 +718,60 @@ static int sq_drained(struct end *e)
 	return got;
 }
 
+/* B's receives @from..@to - 1, one SIZE slot each */
+static void window_recvs(unsigned int from, unsigned int to, unsigned int size)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		post_recv(&b, i, b.buf + (size_t)i * size, size);
+}
+
+/* @count SENDs from A at once, each SIZE bytes of pattern @dir */
+static void window_sends(unsigned int count, unsigned int size, int dir)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		fill(a.src + (size_t)i * size, i, size, dir);
+		post_send(&a, IBV_WR_SEND, i, a.src + (size_t)i * size, size,
+			  0, 0);
+	}
+}
+
+/*
+ * How many of @count SENDs B received in order, each once with its
+ * bytes (pattern @dir), each completion within @wait_ms.
+ */
+static unsigned int window_received(unsigned int count, unsigned int size,
+				    int dir, double wait_ms)
+{
+	unsigned int i;
+	struct ibv_wc wc;
+
+	for (i = 0; i < count; i++) {
+		if (!poll_one(&b, &wc, wait_ms))
+			break;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != i ||
+		    wc.byte_len != size ||
+		    !same(b.buf + (size_t)i * size, i, size, dir))
+			break;
+	}
+	return i;
+}
+
 static void mode_sqd(unsigned int count, unsigned int size)
 {
 	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
 			       .rnr_retry = 7, .min_rnr_timer = 1 };
-	unsigned int i, n = 0, got = 0;
+	unsigned int n = 0, got = 0;
 	struct ibv_qp_attr at;
 	struct ibv_wc wc;
 
 	connect_qps(&p, &p);
-	for (i = 0; i < count; i++)
-		post_recv(&b, i, b.buf + (size_t)i * size, size);
+	window_recvs(0, count, size);
 	post_recv(&b, count, b.buf, size);
-	for (i = 0; i < count; i++) {
-		fill(a.src + (size_t)i * size, i, size, 6);
-		post_send(&a, IBV_WR_SEND, i, a.src + (size_t)i * size, size,
-			  0, 0);
-	}
+	window_sends(count, size, 6);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_SQD;
 	at.en_sqd_async_notify = 1;
@@ -738,14 +790,7 @@ static void mode_sqd(unsigned int count, unsigned int size)
 	}
 	check(n == count, "sqd: %u of %u SENDs complete, in order, when SQ_DRAINED came",
 	      n, count);
-	for (i = 0; i < count; i++) {
-		if (!poll_one(&b, &wc, WAIT_MS))
-			break;
-		if (wc.status == IBV_WC_SUCCESS && wc.wr_id == i &&
-		    wc.byte_len == size &&
-		    same(b.buf + (size_t)i * size, i, size, 6))
-			got++;
-	}
+	got = window_received(count, size, 6, WAIT_MS);
 	check(got == count, "sqd: %u of %u SENDs received once with their data",
 	      got, count);
 	memset(&at, 0, sizeof(at));
@@ -757,6 +802,117 @@ static void mode_sqd(unsigned int count, unsigned int size)
 	check(window_done(&a, count, 1, "SEND") && poll_one(&b, &wc, WAIT_MS) &&
 	      wc.status == IBV_WC_SUCCESS && wc.wr_id == count,
 	      "sqd: SQD to RTS, one more SEND goes");
+}
+
+/* A's completion @id on @s with @st; false (a FAIL) if not. */
+static int want_wc(struct end *s, uint64_t id, enum ibv_wc_status st,
+		   const char *what)
+{
+	struct ibv_wc wc;
+
+	if (!poll_one(s, &wc, WAIT_MS)) {
+		check(0, "%s: no completion for %llu", what,
+		      (unsigned long long)id);
+		return 0;
+	}
+	if (wc.wr_id != id || wc.status != st) {
+		check(0, "%s: completion %llu %s, want %llu %s", what,
+		      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+		      (unsigned long long)id, ibv_wc_status_str(st));
+		return 0;
+	}
+	return 1;
+}
+
+static void mode_window_err(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	unsigned int i, bad = count / 2, ok = 1, wrong = 0;
+	enum ibv_wc_status st;
+
+	connect_qps(&p, &p);
+	for (i = 0; i < count; i++) {
+		fill(a.src + (size_t)i * size, i, size, 7);
+		post_send(&a, IBV_WR_RDMA_WRITE, i, a.src + (size_t)i * size,
+			  size, (uintptr_t)b.buf + (size_t)i * size,
+			  i == bad ? b.mr_na->rkey : b.mr->rkey);
+	}
+	for (i = 0; ok && i < count; i++) {
+		st = i < bad ? IBV_WC_SUCCESS : i == bad ?
+		     IBV_WC_REM_ACCESS_ERR : IBV_WC_WR_FLUSH_ERR;
+		ok = want_wc(&a, i, st, "window-err");
+	}
+	for (i = 0; i < bad; i++)
+		wrong += !same(b.buf + (size_t)i * size, i, size, 7);
+	check(ok && !wrong && qp_state(&a) == IBV_QPS_ERR,
+	      "window-err %s -> %s: %u WRITEs at once, WRITE %u (from 0) without access: %u before it done (%u wrong), it REM_ACCESS_ERR, %u flushed, QP in ERR",
+	      a.name, b.name, count, bad, bad, wrong, count - bad - 1);
+}
+
+static void mode_window_rnr(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	unsigned int i, half = count / 2, ok = 1, got = 0;
+	struct ibv_wc wc;
+
+	connect_qps(&p, &p);
+	window_recvs(0, half, size);
+	window_sends(count, size, 8);
+	for (i = 0; ok && i < half; i++)
+		ok = want_wc(&a, i, IBV_WC_SUCCESS, "window-rnr, first half");
+	if (!ok)
+		return;
+	/* the rest is refused with RNR NAKs: nothing completes meanwhile */
+	if (poll_one(&a, &wc, 200)) {
+		check(0, "window-rnr: completion %llu (%s) with no receive posted",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+		return;
+	}
+	window_recvs(half, count, size);
+	for (i = half; ok && i < count; i++)
+		ok = want_wc(&a, i, IBV_WC_SUCCESS, "window-rnr, second half");
+	got = window_received(count, size, 8, WAIT_MS);
+	if (poll_one(&b, &wc, 200))
+		got = 0;
+	check(ok && got == count,
+	      "window-rnr %s -> %s: %u SENDs at once, receives for %u: they complete, the rest waits 200 ms, then completes; %u received once with their data",
+	      a.name, b.name, count, half, got);
+}
+
+static void mode_window_flush(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	unsigned int i, ok = 0, flushed = 0, order = 1, got = 0;
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+
+	connect_qps(&p, &p);
+	window_recvs(0, count, size);
+	window_sends(count, size, 9);
+	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
+		fatal("2ERR", errno);
+	for (i = 0; i < count; i++) {
+		if (!poll_one(&a, &wc, WAIT_MS)) {
+			order = 0;
+			break;
+		}
+		if (wc.wr_id != i)
+			order = 0;
+		if (wc.status == IBV_WC_SUCCESS && !flushed)
+			ok++;
+		else if (wc.status == IBV_WC_WR_FLUSH_ERR)
+			flushed++;
+		else
+			order = 0;
+	}
+	got = window_received(count, size, 9, 500);
+	check(order && ok + flushed == count && got >= ok,
+	      "window-flush %s -> %s: %u SENDs at once, QP to ERR at once: %u completed, then %u flushed, in order; %u received in order with their data",
+	      a.name, b.name, count, ok, flushed, got);
 }
 
 static void post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t id,
@@ -915,7 +1071,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|window|sqd|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -931,7 +1087,8 @@ int main(int argc, char **argv)
 			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
 		len = 2 * n2;
 		nrecv = n1;
-	} else if (!strcmp(argv[1], "window") || !strcmp(argv[1], "sqd")) {
+	} else if (!strcmp(argv[1], "window") || !strcmp(argv[1], "sqd") ||
+		   !strncmp(argv[1], "window-", 7)) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE)
 			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
 		len = (size_t)2 * WINDOW * n2;
@@ -958,6 +1115,17 @@ int main(int argc, char **argv)
 		mode_stream(n1, n2);
 	} else if (!strcmp(argv[1], "window")) {
 		mode_window(n1, n2);
+	} else if (!strncmp(argv[1], "window-", 7)) {
+		if (n1 < 2 || n1 > WINDOW)
+			fatal("COUNT (2..32)", EINVAL);
+		if (!strcmp(argv[1], "window-err"))
+			mode_window_err(n1, n2);
+		else if (!strcmp(argv[1], "window-rnr"))
+			mode_window_rnr(n1, n2);
+		else if (!strcmp(argv[1], "window-flush"))
+			mode_window_flush(n1, n2);
+		else
+			fatal(argv[1], EINVAL);
 	} else if (!strcmp(argv[1], "sqd")) {
 		if (n1 > WINDOW)
 			fatal("COUNT (1..32)", EINVAL);
