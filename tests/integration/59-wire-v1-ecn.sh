@@ -8,8 +8,9 @@
 # server on each side; a capture of vethB holds ethertype 0x8915 frames
 # (the GRH, no IP or UDP) from both, tshark reads them without a malformed
 # packet, wire_icrc.py recomputes every ICRC (v1 RC and UD from both).
-# ECN: netem on vethB's egress, for RoCEv2 frames only (a prio qdisc
-# and a u32 filter on UDP port 4791: the pingpongs' TCP must not count),
+# ECN: netem on vethB's egress, for RoCEv2 requests only (a prio qdisc
+# and u32 filters on UDP port 4791: the pingpongs' TCP must not count,
+# and ACKs pass, see the filters),
 # turns 30 % of sp1's packets into ECN CE marks (netem's ecn: it marks
 # what is ECN-capable and drops the rest);
 # an rc_pingpong with the RoCE v2 GIDs loses nothing, because every
@@ -93,7 +94,14 @@ b[sent]=$(link_stat sp0 np_cnp_sent $ns)
 b[handled]=$(link_stat sp1 rp_cnp_handled)
 tc qdisc replace dev vethB root handle 1: prio bands 3 || die "tc prio"
 tc qdisc add dev vethB parent 1:3 handle 30: netem loss 30% ecn || die "tc netem loss ecn"
-tc filter add dev vethB parent 1: protocol ip u32 match ip protocol 17 0xff \
+# ACKs and NAKs (BTH opcode 0x11 after 20 bytes of IPv4 and 8 of UDP)
+# pass: rc_pingpong has no closing handshake, and sp1's ACK of the
+# server's last SEND, dropped, left the server retrying into a QP that
+# was gone (IBV_WC_RETRY_EXC_ERR, with the reaction point off)
+tc filter add dev vethB parent 1: prio 1 protocol ip u32 match ip protocol 17 0xff \
+	match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:1 ||
+	die "tc filter: RoCEv2 ACKs past netem"
+tc filter add dev vethB parent 1: prio 2 protocol ip u32 match ip protocol 17 0xff \
 	match ip dport 4791 0xffff flowid 1:3 || die "tc filter: RoCEv2 to netem"
 [ "$(netem_dropped)" = 0 ] || die "no netem 30: on vethB"
 wire_capture_start
