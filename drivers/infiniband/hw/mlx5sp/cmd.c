@@ -554,6 +554,7 @@ EXPORT_SYMBOL_GPL(mlx5sp_cmd_exec);
 int mlx5sp_cmd_destroy(struct mlx5sp_dev *dev, const void *in, int inlen,
 		       const char *what, u32 n)
 {
+	/* every DESTROY answers the bare header, as DESTROY_CQ does */
 	u32 out[MLX5_ST_SZ_DW(destroy_cq_out)] = {};
 	int err;
 

@@ -287,8 +287,9 @@ static void sim_wire_max_inflight(struct sim_net_stats *st, s64 n)
 
 /*
  * A SEND, WRITE, READ or atomic WQE (@r decoded from it, @tmpl its
- * control segment's fields) joins the window: its PSNs from snd_psn, its packets out.
- * sq.c checked there is room and nothing busy. Under sq_lock.
+ * control segment's fields) joins the window: its PSNs from snd_psn, its
+ * packets out. sq.c checked there is room and nothing busy. Under
+ * sq_lock.
  */
 void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 			const struct sim_wire_wqe *tmpl)
@@ -649,9 +650,9 @@ static struct sim_wire_wqe *sim_wire_win_rdat(struct sim_wire_req *wq,
 
 /*
  * An answer beyond the response a READ or an atomic awaits at @at: that
- * response was lost (an implied NAK). una stops there; go back to it at once, once
- * per PSN (a second loss there waits for the timeout), not while an RNR
- * timer runs.
+ * response was lost (an implied NAK). una stops there; go back to it at
+ * once, once per PSN (a second loss there waits for the timeout), not
+ * while an RNR timer runs.
  */
 static void sim_wire_win_implied(struct sim_qp *qp, u32 at)
 {
