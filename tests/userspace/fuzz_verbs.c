@@ -1556,6 +1556,60 @@ static void child(uint64_t seed, uint64_t calls, int unpriv, const char *jdir)
 	exit(0);
 }
 
+static int sim_fault_set(const char *attr, unsigned int val)
+{
+	char path[256];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/mlx5sp_sim/%s/%s",
+		 ibv_get_device_name(dev), attr);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	err = fprintf(f, "%u\n", val) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+/*
+ * Session 17, the hostile-firmware review: a DEVX create whose output a
+ * corrupted mailbox garbled kept an id that names nothing; its destroy,
+ * answered "bad resource", failed for ever, and closing the context hit
+ * ib_core's WARN on objects it could not destroy. Such a destroy is taken
+ * as done now. Two ALLOC_PDs garbled by the model (debugfs, root): one
+ * destroyed, one left to the context's close.
+ */
+static int regress_garbled_devx(void)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	struct mlx5dv_devx_obj *o[2];
+	int i;
+
+	DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	for (i = 0; i < 2; i++) {
+		if (sim_fault_set("garble_opcode", MLX5_CMD_OP_ALLOC_PD) ||
+		    sim_fault_set("garble_seed", 17 + i) ||
+		    sim_fault_set("garble_nth", 1)) {
+			printf("fuzz: regress: model debugfs: %s\n", strerror(errno));
+			return 1;
+		}
+		o[i] = mlx5dv_devx_obj_create(ctxs[0].c, in, sizeof(in), outbuf,
+					      DEVX_ST_SZ_BYTES(alloc_pd_out));
+		if (!o[i]) {
+			printf("fuzz: regress: garbled DEVX ALLOC_PD: %s\n",
+			       strerror(errno));
+			return 1;
+		}
+	}
+	errno = mlx5dv_devx_obj_destroy(o[0]);
+	if (errno) {
+		printf("fuzz: regress: destroy of a garbled DEVX PD: %s\n",
+		       strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Replays of what runs found, checked for their result: --regress.
  * Seed 7, proc 1, call ~16650 (stock kernel, 3 processes): DEVX
@@ -1600,8 +1654,10 @@ static int regress(void)
 			}
 		}
 	}
+	bad |= regress_garbled_devx();
 	ibv_close_device(ctxs[0].c);
-	printf("fuzz: regress: %s\n", bad ? "FAIL" : "short DEVX creates refused");
+	printf("fuzz: regress: %s\n", bad ? "FAIL" :
+	       "short DEVX creates refused, garbled ids destroyed");
 	return bad;
 }
 

@@ -121,7 +121,7 @@ static int dealloc_q_counter(struct mlx5sp_ib_dev *dev, u32 id)
 	MLX5_SET(dealloc_q_counter_in, in, opcode,
 		 MLX5_CMD_OP_DEALLOC_Q_COUNTER);
 	MLX5_SET(dealloc_q_counter_in, in, counter_set_id, id);
-	return mlx5sp_cmd_exec_in(dev->mdev, dealloc_q_counter, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "Q counter", id);
 }
 
 /* Read set @id into the first nq values of @stats. */

@@ -370,12 +370,14 @@ static void devx_build_destroy(const void *in, const void *out,
 	obj->obj_id = devx_enc_id(opcode, id);
 }
 
+/*
+ * An id firmware gave that names nothing (a lie, a corrupted output) is
+ * taken as gone, or the context's close would fail on it for ever.
+ */
 static int devx_destroy(struct mlx5sp_devx_obj *obj)
 {
-	u32 out[MLX5_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
-
-	return mlx5sp_cmd_exec(obj->dev->mdev, obj->dinbox, obj->dinlen, out,
-			       sizeof(out));
+	return mlx5sp_cmd_destroy(obj->dev->mdev, obj->dinbox, obj->dinlen,
+				  "DEVX object", lower_32_bits(obj->obj_id));
 }
 
 static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(struct uverbs_attr_bundle *attrs)

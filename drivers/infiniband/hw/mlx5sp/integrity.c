@@ -49,7 +49,7 @@ static int destroy_psv(struct mlx5sp_ib_dev *dev, u32 psvn)
 
 	MLX5_SET(destroy_psv_in, in, opcode, MLX5_CMD_OP_DESTROY_PSV);
 	MLX5_SET(destroy_psv_in, in, psvn, psvn);
-	return mlx5sp_cmd_exec_in(dev->mdev, destroy_psv, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "PSV", psvn);
 }
 
 /* The signature key: free, KLMS, UMR-enabled, with room for one BSF. */
@@ -113,8 +113,17 @@ struct ib_mr *mlx5sp_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_sg,
 	err = create_sig_mkey(dev, mr, pdn);
 	if (err)
 		goto err_destroy_psvs;
-	err = xa_err(xa_store_irq(&dev->sig_mrs, mr->mkey >> 8, mr,
-				  GFP_KERNEL));
+	/*
+	 * A key firmware says is new but a live signature key has: not
+	 * destroyed by that number, which would destroy the live one.
+	 */
+	err = xa_insert_irq(&dev->sig_mrs, mr->mkey >> 8, mr, GFP_KERNEL);
+	if (err == -EBUSY) {
+		mlx5sp_err(dev->mdev, "firmware gave MKEY 0x%x of a live signature key\n",
+			   mr->mkey >> 8);
+		err = -EIO;
+		goto err_destroy_psvs;
+	}
 	if (err)
 		goto err_destroy_mkey;
 	mr->ibmr.lkey = mr->mkey;

@@ -65,7 +65,7 @@ int mlx5sp_destroy_mkey(struct mlx5sp_ib_dev *dev, u32 mkey)
 
 	MLX5_SET(destroy_mkey_in, in, opcode, MLX5_CMD_OP_DESTROY_MKEY);
 	MLX5_SET(destroy_mkey_in, in, mkey_index, mkey >> 8);
-	return mlx5sp_cmd_exec_in(dev->mdev, destroy_mkey, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "MKEY", mkey >> 8);
 }
 
 struct ib_mr *mlx5sp_get_dma_mr(struct ib_pd *pd, int access)

@@ -651,7 +651,8 @@ int mlx5sp_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	MLX5_SET(dealloc_pd_in, in, opcode, MLX5_CMD_OP_DEALLOC_PD);
 	MLX5_SET(dealloc_pd_in, in, pd, to_pd(ibpd)->pdn);
-	return mlx5sp_cmd_exec_in(dev->mdev, dealloc_pd, in);
+	return mlx5sp_cmd_destroy(dev->mdev, in, sizeof(in), "PD",
+				  to_pd(ibpd)->pdn);
 }
 
 /* Address handles: the mlx5_av a UD WQE carries. */

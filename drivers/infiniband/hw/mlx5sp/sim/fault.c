@@ -49,13 +49,14 @@ void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_garble_cmd);
 
-void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u16 dw,
+void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth, u16 dw,
 			__be32 val)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&sim->fault_lock, flags);
 	sim->fault.lie_opcode = opcode;
+	sim->fault.lie_nth = nth;
 	sim->fault.lie_dw = dw;
 	sim->fault.lie_val = val;
 	spin_unlock_irqrestore(&sim->fault_lock, flags);
@@ -84,8 +85,7 @@ void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 		hit = true;
 		seed = f->garble_seed;
 	}
-	if (f->lie_opcode && f->lie_opcode == opcode) {
-		f->lie_opcode = 0;
+	if (f->lie_nth && f->lie_opcode == opcode && !--f->lie_nth) {
 		dw = f->lie_dw;
 		lie = f->lie_val;
 	}

@@ -120,11 +120,11 @@ void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,
 void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
 			   u32 seed);
 /*
- * The next execution of @opcode runs, then answers @val (as it is in the
- * mailbox) in output dword @dw: a created object's number that is not
- * its own, say.
+ * The @nth execution of @opcode from now runs, then answers @val (as it
+ * is in the mailbox) in output dword @dw: a created object's number that
+ * is not its own, say.
  */
-void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u16 dw,
+void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth, u16 dw,
 			__be32 val);
 void mlx5sp_sim_delay_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 delay_ms,
 			  u32 count);

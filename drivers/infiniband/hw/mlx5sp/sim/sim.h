@@ -567,8 +567,9 @@ struct sim_fault {
 	u16 garble_opcode;
 	u32 garble_nth;
 	u32 garble_seed;
-	/* the next execution of lie_opcode answers lie_val in dword lie_dw */
+	/* the lie_nth-th execution of lie_opcode answers lie_val in lie_dw */
 	u16 lie_opcode;
+	u32 lie_nth;
 	u16 lie_dw;
 	__be32 lie_val;
 };

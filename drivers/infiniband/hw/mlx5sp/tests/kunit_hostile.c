@@ -418,14 +418,17 @@ static void hostile_cmd_outputs(struct kunit *test)
 	hostile_still_works(test, u);
 }
 
-/* Firmware's next @opcode answers @n in output field @f of @type */
-#define hostile_lie(u, opcode, type, f, n) do {				\
+/* Firmware's @nth @opcode from now answers @n in field @f of @type */
+#define hostile_lie_nth(u, opcode, nth, type, f, n) do {			\
 	u32 _o[MLX5_ST_SZ_DW(type)] = {};					\
 	u16 _dw = MLX5_BYTE_OFF(type, f) / 4;					\
 									\
 	MLX5_SET(type, _o, f, n);						\
-	mlx5sp_sim_lie_cmd((u)->sim, opcode, _dw, (__force __be32)_o[_dw]);	\
+	mlx5sp_sim_lie_cmd((u)->sim, opcode, nth, _dw,				\
+			   (__force __be32)_o[_dw]);				\
 } while (0)
+#define hostile_lie(u, opcode, type, f, n)					\
+	hostile_lie_nth(u, opcode, 1, type, f, n)
 
 /*
  * Creates whose output lies about the new object's number. The number of
@@ -531,6 +534,60 @@ static void hostile_create_qp_outputs(struct kunit *test)
 	ib_free_cq(cq);
 }
 
+/*
+ * Keys and PDs whose create output lies. A signature key under the
+ * number of a live one: refused (-EIO), and the live one stays in the
+ * table signature errors are looked up in (before, the new key took its
+ * place, and its dereg took the live one out). An MR and a PSV under
+ * numbers nobody has: created, and freed without an error (firmware
+ * answers their destroy "bad resource"). A PD under such a number: the
+ * DMA MR ib_core makes on it fails, and the PD goes without the WARN a
+ * failed kernel PD dealloc is.
+ */
+static void hostile_create_key_outputs(struct kunit *test)
+{
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct mlx5sp_ib_dev *dev = to_ibdev(u->ibdev);
+	struct ib_mr *mr, *mr2;
+	struct ib_pd *pd;
+
+	mr = ib_alloc_mr_integrity(u->pd, 4, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	/* after its page key's list and translation keys: the signature key */
+	hostile_lie_nth(u, MLX5_CMD_OP_CREATE_MKEY, 3, create_mkey_out,
+			mkey_index, mr->lkey >> 8);
+	mr2 = ib_alloc_mr_integrity(u->pd, 4, 4);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(mr2));
+	if (!IS_ERR(mr2))
+		ib_dereg_mr(mr2);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&dev->sig_mrs, mr->lkey >> 8),
+			    (void *)to_mr(mr));
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->sig_mrs));
+
+	hostile_lie(u, MLX5_CMD_OP_ALLOC_PD, alloc_pd_out, pd, 0xfedcb);
+	pd = ib_alloc_pd(u->ibdev, 0);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(pd));
+	if (!IS_ERR(pd))
+		ib_dealloc_pd(pd);
+
+	/* the list's key first, then the one the MR is known by */
+	hostile_lie_nth(u, MLX5_CMD_OP_CREATE_MKEY, 2, create_mkey_out,
+			mkey_index, 0xedcba);
+	mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 8);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_EQ(test, mr->lkey >> 8, 0xedcbaU);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	hostile_lie(u, MLX5_CMD_OP_CREATE_PSV, create_psv_out, psv0_index,
+		    0xdcba9);
+	mr = ib_alloc_mr_integrity(u->pd, 4, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_EQ(test, to_mr(mr)->sig->psv_mem, 0xdcba9U);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	hostile_still_works(test, u);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
@@ -539,6 +596,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_cmd_outputs),
 	KUNIT_CASE_SLOW(hostile_create_outputs),
 	KUNIT_CASE_SLOW(hostile_create_qp_outputs),
+	KUNIT_CASE_SLOW(hostile_create_key_outputs),
 	{}
 };
 
