@@ -6,6 +6,8 @@
 # GIDs, ibv_uc_pingpong (8192-byte messages, 1024-byte path MTU: UC
 # SEND first/middle/last) with the IPv4 and the IPv6 GIDs, each with the
 # server on either side, -c checking the data where the program can.
+# wire_ud_grh.py: a UD datagram each way, the flow label and traffic
+# class of the sender's address handle in the receiver's GRH.
 # A capture of vethB: tshark reads it without a malformed packet or an
 # expert error (rxe's and the model's IPv6 UDP checksum is 0, which RFC
 # 6936 allows a tunnel and the IBTA's ICRC covers: the UDP dissector is
@@ -56,6 +58,10 @@ t0=$(date +%s)
 /usr/bin/python3 "$here/wire_uc.py" sp0 $gs6 rxe0 $gr6 32 8192 ||
 	die "wire_uc.py (no loss)"
 ok "wire_uc.py: $(($(date +%s) - t0)) s"
+# a UD datagram each way over IPv6: the flow label and traffic class the
+# sender's address handle gave, in the receiver's GRH (rxe sends 0)
+/usr/bin/python3 "$here/wire_ud_grh.py" sp0 $gs6 rxe0 $gr6 ||
+	die "wire_ud_grh.py (IPv6)"
 
 sleep 1
 kill "$tpid"

@@ -7,7 +7,9 @@
 # MTU, -c) and ibv_ud_pingpong with the IPv4 addresses' "IB/RoCE v1" GIDs,
 # server on each side; a capture of vethB holds ethertype 0x8915 frames
 # (the GRH, no IP or UDP) from both, tshark reads them without a malformed
-# packet, wire_icrc.py recomputes every ICRC (v1 RC and UD from both).
+# packet, wire_icrc.py recomputes every ICRC (v1 RC and UD from both);
+# wire_ud_grh.py: a UD datagram each way, the flow label and traffic
+# class of the sender's address handle in the receiver's GRH.
 # ECN: netem on vethB's egress, for RoCEv2 requests only (a prio qdisc
 # and u32 filters on UDP port 4791: the pingpongs' TCP must not count,
 # and ACKs pass, see the filters),
@@ -73,6 +75,10 @@ for side in sp rxe; do
 	wire_pingpong ibv_ud_pingpong $side -n $iters -s 1024
 done
 ok "RoCE v1 pingpongs: $(($(date +%s) - t0)) s"
+# a UD datagram each way: the flow label and traffic class of the sender's
+# address handle in the receiver's GRH, both ends the model
+/usr/bin/python3 "$(dirname "$(readlink -f "$0")")/wire_ud_grh.py" sp0 $gs1 sp1 $gr1 ||
+	die "wire_ud_grh.py (RoCE v1)"
 n1=$(tshark -r "$cap" -Y 'eth.type == 0x8915 && infiniband' 2>/dev/null | wc -l)
 # 5 packets a message and its ACK, each way, both servers
 [ "$n1" -ge $((iters * 4 * 5)) ] || die "tshark: only $n1 RoCE v1 packets"

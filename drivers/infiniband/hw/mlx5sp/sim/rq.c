@@ -484,7 +484,9 @@ static u8 sim_build_grh(u8 *grh, const struct sim_resp_req *r)
 	}
 	ip6->version = 6;
 	ip6->priority = r->tclass >> 4;
-	ip6->flow_lbl[0] = (r->tclass & 0xf) << 4;
+	ip6->flow_lbl[0] = (r->tclass & 0xf) << 4 | (r->flow_label >> 16 & 0xf);
+	ip6->flow_lbl[1] = r->flow_label >> 8;
+	ip6->flow_lbl[2] = r->flow_label;
 	ip6->payload_len = htons(payload - (v2 ? 0 : 8));
 	ip6->nexthdr = v2 ? IPPROTO_UDP : SIM_IB_NEXT_HDR_BTH;
 	ip6->hop_limit = r->hop_limit;

@@ -965,6 +965,7 @@ struct sim_resp_req {
 	const u8 *dgid;
 	u8 hop_limit;
 	u8 tclass;
+	u32 flow_label;			/* IPv6 and the GRH (20 bits) */
 	bool vlan;			/* tagged: PCP and VID in vlan_tci */
 	u16 vlan_tci;
 	u8 syndrome;			/* out: SIM_RESP_ERR */

@@ -639,6 +639,7 @@ static enum sim_wqe_res sim_sq_ud(struct sim_engine *eng, struct sim_qp *qp,
 		r.qkey = qp->qkey;
 	r.hop_limit = READ_ONCE(av->hop_limit);
 	r.tclass = READ_ONCE(av->tclass);
+	r.flow_label = be32_to_cpu(READ_ONCE(av->grh_gid_fl)) & 0xfffff;
 	memcpy(dgid, av->rgid, sizeof(dgid));
 
 	synd = sim_sq_gather(qp, w, 4, &eng->lsgl, SIM_ACC_LR);
