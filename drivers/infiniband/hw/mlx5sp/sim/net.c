@@ -779,14 +779,16 @@ bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
 	struct sk_buff *skb;
 	int n = 0;
 
+	/* one read-side section: the QP holding an ACK back stays */
+	rcu_read_lock();
 	while (n < SIM_NET_RX_BUDGET && (skb = skb_dequeue(&sim->net.rxq))) {
 		n++;
-		rcu_read_lock();
 		if (!sim_engine_halted(sim))
 			sim_net_rx_one(eng, sim, skb);
-		rcu_read_unlock();
 		consume_skb(skb);
 	}
+	sim_wire_ack_flush(eng, sim);
+	rcu_read_unlock();
 	/* more than a pass takes: come back at once */
 	if (!skb_queue_empty(&sim->net.rxq))
 		atomic_set(&eng->kicked, 1);
@@ -879,6 +881,8 @@ void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim)
 	seq_printf(m, "timeouts %lld\n", atomic64_read(&st->timeouts));
 	seq_printf(m, "max_inflight %lld\n",
 		   atomic64_read(&st->max_inflight));
+	seq_printf(m, "acks_coalesced %lld\n",
+		   atomic64_read(&st->acks_coalesced));
 	seq_printf(m, "naks_sent %lld\n", atomic64_read(&st->naks_sent));
 	seq_printf(m, "naks_rcvd %lld\n", atomic64_read(&st->naks_rcvd));
 	seq_printf(m, "rnr_naks_sent %lld\n",

@@ -511,6 +511,12 @@ struct sim_engine {
 	struct sim_sgl rsgl;
 	u8 *wire;			/* SIM_WIRE_BUF: signature transfers */
 	struct sim_sig_log sig_log;	/* of the executing WQE */
+	/*
+	 * The QP whose responder holds an ACK back for the frames still in
+	 * the receive batch (wire_resp.c); valid under the batch's
+	 * rcu_read_lock(), NULL outside a batch.
+	 */
+	struct sim_qp *ack_qp;
 };
 
 /* Q counters (counters.c): the fields a set counts, query_q_counter_out */
@@ -1178,6 +1184,7 @@ void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc);
 void sim_wire_qp_free(struct sim_qp *qp);
 
 /* wire_resp.c: the responder on the wire */
+void sim_wire_ack_flush(struct sim_engine *eng, struct mlx5sp_sim *sim);
 void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		      const struct sim_rx_pkt *pkt);
 void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,

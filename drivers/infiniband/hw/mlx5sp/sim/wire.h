@@ -247,6 +247,9 @@ struct sim_wire_resp {
 	u32 epsn;		/* next expected PSN */
 	u32 msn;		/* messages completed (24 bits) */
 	bool nak_sent;		/* a sequence error NAK is out */
+	bool ack_pending;	/* an ACK to go with the engine's batch */
+	u32 ack_psn;		/* ... of this PSN */
+	u32 ack_msn;		/* ... and this MSN */
 	u8 msg;			/* enum sim_wire_msg in progress */
 	u32 first_psn;		/* of that message */
 	u32 off;		/* its bytes so far */
@@ -273,6 +276,7 @@ struct sim_net_stats {
 	atomic64_t retransmits;		/* packets sent again */
 	atomic64_t timeouts;		/* local ACK timeouts */
 	atomic64_t max_inflight;	/* most RC WQEs a QP had on the wire */
+	atomic64_t acks_coalesced;	/* ACKs a later one made needless */
 	atomic64_t naks_sent;
 	atomic64_t naks_rcvd;
 	atomic64_t rnr_naks_sent;

@@ -890,6 +890,7 @@ void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to)
 		qp->wresp.msn = 0;
 		qp->wresp.msg = SIM_MSG_NONE;
 		qp->wresp.nak_sent = false;
+		qp->wresp.ack_pending = false;
 		break;
 	case MLX5_QP_STATE_RTS:
 		if (from != MLX5_QP_STATE_RTR)

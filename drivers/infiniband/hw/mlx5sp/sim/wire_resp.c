@@ -24,6 +24,12 @@
  * atomic answered from the resources without being executed again (one
  * no longer there is dropped: the requester has long had its answer).
  *
+ * ACKs are coalesced: a positive ACK waits for the rest of the engine's
+ * receive batch, and a later one of the same QP takes its place (it
+ * acknowledges every PSN up to its own); any other response of the QP
+ * (a NAK, a READ response, an atomic acknowledge), a request for another
+ * QP and the end of the batch send it first.
+ *
  * UC (IBTA 9.7.5.1, 9.8.3): SEND and RDMA WRITE packets are gathered and
  * delivered the same way, with no ACK or NAK ever. A PSN other than the
  * expected one means packets were lost: the message in progress is
@@ -37,7 +43,7 @@
 
 #include "sim.h"
 
-static void sim_wire_resp_send(struct sim_qp *qp, struct sim_tx_pkt *t,
+static void sim_wire_resp_xmit(struct sim_qp *qp, struct sim_tx_pkt *t,
 			       struct sim_cur *c, u32 len)
 {
 	struct sim_tx_path path;
@@ -50,17 +56,77 @@ static void sim_wire_resp_send(struct sim_qp *qp, struct sim_tx_pkt *t,
 	sim_net_send(qp->sim, &path, t, c, len);
 }
 
-static void sim_wire_ack(struct sim_qp *qp, u32 psn, u8 syndrome)
+static void sim_wire_ack_now(struct sim_qp *qp, u32 psn, u8 syndrome,
+			     u32 msn)
 {
 	struct sim_tx_pkt t = {
 		.opcode = SIM_TR_RC | SIM_OP_ACK,
 		.hdrs = SIM_HDR_AETH,
 		.psn = psn & SIM_PSN_MASK,
 		.syndrome = syndrome,
-		.msn = qp->wresp.msn,
+		.msn = msn,
 	};
 
-	sim_wire_resp_send(qp, &t, NULL, 0);
+	sim_wire_resp_xmit(qp, &t, NULL, 0);
+}
+
+/* The ACK @qp holds back goes out. Under its rq_lock. */
+static void sim_wire_ack_flush_qp(struct sim_qp *qp)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+
+	if (!wr->ack_pending)
+		return;
+	wr->ack_pending = false;
+	sim_wire_ack_now(qp, wr->ack_psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS,
+			 wr->ack_msn);
+}
+
+/* Any response but a coalesced ACK: what is held back goes first. */
+static void sim_wire_resp_send(struct sim_qp *qp, struct sim_tx_pkt *t,
+			       struct sim_cur *c, u32 len)
+{
+	sim_wire_ack_flush_qp(qp);
+	sim_wire_resp_xmit(qp, t, c, len);
+}
+
+static void sim_wire_ack(struct sim_qp *qp, u32 psn, u8 syndrome)
+{
+	sim_wire_ack_flush_qp(qp);
+	sim_wire_ack_now(qp, psn, syndrome, qp->wresp.msn);
+}
+
+/* A positive ACK of every PSN up to @psn, held back for the batch. */
+static void sim_wire_ack_later(struct sim_engine *eng, struct sim_qp *qp,
+			       u32 psn)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+
+	if (wr->ack_pending)
+		atomic64_inc(&qp->sim->net.st.acks_coalesced);
+	wr->ack_pending = true;
+	wr->ack_psn = psn;
+	wr->ack_msn = wr->msn;
+	eng->ack_qp = qp;
+}
+
+/*
+ * The end of a receive batch, or a request for another QP: the ACK held
+ * back goes out. In the engine, under the batch's rcu_read_lock().
+ */
+void sim_wire_ack_flush(struct sim_engine *eng, struct mlx5sp_sim *sim)
+{
+	struct sim_qp *qp = eng->ack_qp;
+
+	if (!qp)
+		return;
+	eng->ack_qp = NULL;
+	spin_lock(&qp->rq_lock);
+	if (sim_engine_halted(sim))
+		qp->wresp.ack_pending = false;
+	else
+		sim_wire_ack_flush_qp(qp);
+	spin_unlock(&qp->rq_lock);
 }
 
 static void sim_wire_nak(struct sim_qp *qp, u32 psn, u8 code)
@@ -314,7 +380,7 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 	switch (res) {
 	case SIM_RESP_OK:
 		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
-		sim_wire_ack(qp, pkt->psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+		sim_wire_ack_later(eng, qp, pkt->psn);
 		break;
 	case SIM_RESP_RNR:
 		/* the whole message again, after the timer */
@@ -364,7 +430,7 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 	if (last)
 		sim_wire_resp_deliver(eng, qp, pkt, msg);
 	else if (pkt->ackreq && qp->st != MLX5_QP_ST_UC)
-		sim_wire_ack(qp, pkt->psn, SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+		sim_wire_ack_later(eng, qp, pkt->psn);
 	return;
 
 invalid:
@@ -416,6 +482,8 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 	struct sim_net_stats *st = &qp->sim->net.st;
 	s32 d;
 
+	if (eng->ack_qp != qp)
+		sim_wire_ack_flush(eng, qp->sim);
 	spin_lock(&qp->rq_lock);
 	if (!sim_wire_receiving(qp)) {
 		atomic64_inc(&st->rx_no_qp);
@@ -445,8 +513,7 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 			 pkt->op == SIM_OP_FETCH_ADD)
 			sim_wire_resp_atomic_dup(qp, pkt);
 		else
-			sim_wire_ack(qp, wr->epsn - 1,
-				     SIM_AETH_ACK | SIM_AETH_NO_CREDITS);
+			sim_wire_ack_later(eng, qp, wr->epsn - 1);
 		goto unlock;
 	}
 	wr->nak_sent = false;
