@@ -12,6 +12,7 @@
 #include <linux/ipv6.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <net/ipv6.h>
 
 #include "mlx5sp.h"
 #include "sim/sim.h"
@@ -1015,6 +1016,9 @@ static void t_ud_up(struct t_dev *d, struct t_qp *qp)
 					  0, qpc, NULL), 0);
 }
 
+#define T_FLOW_LABEL	0x9abcd
+#define T_TCLASS	0x28
+
 /* ctrl, the 48-byte datagram segment, one data segment: 5 units */
 static void t_post_ud(struct t_dev *d, struct t_qp *qp, u32 dqpn, u32 qkey,
 		      void *addr, u32 len)
@@ -1027,8 +1031,9 @@ static void t_post_ud(struct t_dev *d, struct t_qp *qp, u32 dqpn, u32 qkey,
 	memset(wqe, 0, 2 * MLX5_SEND_WQE_BB);
 	av->dqp_dct = cpu_to_be32(dqpn | MLX5_EXTENDED_UD_AV);
 	av->key.qkey.qkey = cpu_to_be32(qkey);
-	av->grh_gid_fl = cpu_to_be32(T_GID_INDEX << 20);
+	av->grh_gid_fl = cpu_to_be32(T_GID_INDEX << 20 | T_FLOW_LABEL);
 	av->hop_limit = 64;
+	av->tclass = T_TCLASS;
 	memcpy(av->rgid, d->gid, 16);
 	dseg->byte_count = cpu_to_be32(len);
 	dseg->lkey = cpu_to_be32(d->dma_key);
@@ -1079,6 +1084,10 @@ static void ud_grh_and_qkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ip6->nexthdr, IPPROTO_UDP);
 	KUNIT_EXPECT_EQ(test, memcmp(&ip6->saddr, d->gid, 16), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&ip6->daddr, d->gid, 16), 0);
+	/* the address vector's, as the wire would carry them */
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ip6_flowlabel(ip6)), T_FLOW_LABEL);
+	KUNIT_EXPECT_EQ(test, ip6_tclass(ip6_flowinfo(ip6)), T_TCLASS);
+	KUNIT_EXPECT_EQ(test, ip6->hop_limit, 64);
 	KUNIT_EXPECT_EQ(test, memcmp(dst + 40, src, 256), 0);
 	cqe = t_poll(d, T_WAIT_MS);
 	KUNIT_ASSERT_NOT_NULL(test, cqe);
