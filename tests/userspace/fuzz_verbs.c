@@ -948,6 +948,17 @@ static size_t build_create(uint16_t *opp)
 		DEVX_SET(qpc, c, ts_format, 1);
 		DEVX_SET(qpc, c, cqn_snd, chance(4) ? val32() : cqn_of(any_cq()));
 		DEVX_SET(qpc, c, cqn_rcv, chance(4) ? val32() : cqn_of(any_cq()));
+		/*
+		 * Its CQEs may land in a verbs CQ this process polls, and
+		 * libmlx5 finds a CQE's QP by the user index in it (cqe
+		 * version 1): index 0, libmlx5's first QP or SRQ, took a
+		 * QP without a send queue's NULL work request array for
+		 * this one's (a segfault in libmlx5, make fuzz seed
+		 * 1795707109, proc 0, call 48332), as it would on a card.
+		 * An index libmlx5 never gives out: such CQEs poll as
+		 * errors.
+		 */
+		DEVX_SET(qpc, c, user_index, 0xffffff);
 		DEVX_SET(qpc, c, dbr_umem_valid, !chance(8));
 		mlx5sp_set_dw(c, MLX5SP_QPC_DBR_UMEM_ID, umem_id());
 		return DEVX_ST_SZ_BYTES(create_qp_in);
