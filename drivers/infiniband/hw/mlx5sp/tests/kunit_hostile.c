@@ -11,6 +11,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mlx5/device.h>
 #include <linux/random.h>
 #include <rdma/ib_verbs.h>
@@ -164,6 +165,58 @@ static void hostile_eqes(struct kunit *test)
 	kunit_info(test, "%d hostile EQEs written of %d\n", posted, HOSTILE_EQES);
 	KUNIT_EXPECT_GT(test, posted, HOSTILE_EQES / 2);
 	msleep(200);
+	hostile_still_works(test, u);
+}
+
+/* Posts CMD EQEs naming every slot until stopped; returns how many. */
+static int hostile_cmd_eqe_storm(void *data)
+{
+	struct mlx5_eqe_cmd ev = { .vector = cpu_to_be32(U32_MAX) };
+	struct ulp *u = data;
+	int posted = 0;
+
+	while (!kthread_should_stop()) {
+		posted += mlx5sp_sim_post_eqe(u->sim, MLX5_EVENT_TYPE_CMD, 0,
+					      &ev, sizeof(ev));
+		usleep_range(300, 700);
+	}
+	return posted;
+}
+
+/*
+ * CMD EQEs for every command slot, busy or not, while QUERY_QPs are in
+ * flight (the model holds each 4 ms): the driver takes an event as a
+ * wake-up only and goes by each slot's ownership bit, so no command
+ * ends early with what its mailbox held before, and slots not in flight
+ * are left alone.
+ */
+static void hostile_cmd_events(struct kunit *test)
+{
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct task_struct *t;
+	enum ib_qp_state want;
+	int i, posted;
+
+	KUNIT_ASSERT_EQ(test, ib_query_qp(u->qp[0], &attr, IB_QP_STATE, &init),
+			0);
+	want = attr.qp_state;
+	t = kthread_run(hostile_cmd_eqe_storm, u, "hostile_cmd_eqes");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	mlx5sp_sim_delay_cmd(u->sim, MLX5_CMD_OP_QUERY_QP, 4, 64);
+	for (i = 0; i < 64; i++) {
+		memset(&attr, 0xff, sizeof(attr));
+		KUNIT_EXPECT_EQ(test, ib_query_qp(u->qp[0], &attr,
+						  IB_QP_STATE, &init), 0);
+		KUNIT_EXPECT_EQ(test, attr.qp_state, want);
+	}
+	posted = kthread_stop(t);
+	put_task_struct(t);
+	kunit_info(test, "%d CMD EQEs for every slot during 64 queries\n",
+		   posted);
+	KUNIT_EXPECT_GT(test, posted, 16);
 	hostile_still_works(test, u);
 }
 
@@ -591,6 +644,7 @@ static void hostile_create_key_outputs(struct kunit *test)
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
+	KUNIT_CASE_SLOW(hostile_cmd_events),
 	KUNIT_CASE_SLOW(hostile_cqes),
 	KUNIT_CASE(hostile_cmd_status),
 	KUNIT_CASE_SLOW(hostile_cmd_outputs),
