@@ -71,6 +71,7 @@
 #define OUTSZ		(1 << 20)
 #define CALL_TIMEOUT	120	/* seconds a call may take under TCG */
 #define MAXPROCS	16
+#define PROGRESS_TICKS	3000	/* 100 ms ticks of the parent: 5 minutes */
 
 /* ---- the generator: xorshift64*, seeded per call ---- */
 
@@ -1709,6 +1710,18 @@ static int kmsg_scan(int fd)
 	return found;
 }
 
+/* The parent's progress line: the call each process is in. */
+static void progress(int first, int procs)
+{
+	int k;
+
+	printf("fuzz: progress:");
+	for (k = first; k < first + procs; k++)
+		printf(" proc %d at call %llu", k, (unsigned long long)sh->cur[k]);
+	printf("\n");
+	fflush(stdout);
+}
+
 static void failed(const char *dev_name, uint64_t seed, int first, int procs,
 		   int unpriv, uint64_t calls, const char *jdir, const char *why)
 {
@@ -1760,6 +1773,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t seed = time(NULL), calls = 10000, total = 0;
 	int procs = 1, first = 0, unpriv = -1, o, k, bad = 0, kfd, alive;
+	unsigned int ticks = 0;
 	int regress_only = 0;
 	const char *jdir = NULL, *dev_name;
 	struct ibv_device **list;
@@ -1853,6 +1867,9 @@ usage:
 				snprintf(why, sizeof(why), "kernel report");
 			}
 			usleep(100000);
+			/* where each process is, should the kernel die */
+			if (++ticks % PROGRESS_TICKS == 0)
+				progress(first, procs);
 			continue;
 		}
 		if (p < 0)
