@@ -102,9 +102,9 @@ $(TOP)/.build/tests/load: $(TOP)/tests/userspace/load.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 $(TOP)/.build/tests/wire_retry: $(TOP)/tests/userspace/wire_retry.c \
-		$(TOP)/tests/userspace/check.h
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/t10dif.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
+	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
 $(TOP)/.build/tests/limits: $(TOP)/tests/userspace/limits.c \
 		$(TOP)/tests/userspace/check.h
@@ -119,7 +119,7 @@ $(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
 # libmlx5sp's signature pipelining, linked statically (the one of this tree).
 $(TOP)/.build/tests/cm_sig_shutdown: $(TOP)/tests/userspace/cm_sig_shutdown.c \
 		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h \
-		$(TOP)/userspace/lib/pipeline.c \
+		$(TOP)/tests/userspace/t10dif.h $(TOP)/userspace/lib/pipeline.c \
 		$(TOP)/userspace/include/mlx5sp/pipeline.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I$(TOP)/userspace/include -o $@ $< \

@@ -40,6 +40,11 @@
 # posted at once from the model to rxe: every message once with its data,
 # every completion in order (a READ's with its byte count); the model's
 # max_inflight above 1; under loss, implied NAKs (READ responses lost).
+# Signature WQEs (wire_retry sig, one at a time on the wire): 2 x
+# WIRE_ITERS RDMA WRITEs of 16 T10-DIF blocks through a signature MKEY
+# (PI checked, stripped: rxe gets the data) and READs back through it (PI
+# inserted), loss 5 % on rxe's egress: data and PI right, implied NAKs,
+# and retransmissions at once for them, not after a timeout.
 # SQD with the window in flight (netem delay 20 ms): 32 SENDs posted, the
 # QP moved to SQD at once: SQ_DRAINED only once all 32 completed, each
 # received once; SQD to RTS, one more SEND. The window's error paths
@@ -205,6 +210,20 @@ for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	ok "window under $im: every message once with its data," \
 		"completions in order; model $(deltas) implied NAKs +$implied"
 done
+# signature WQEs (stop-and-wait) with READ responses lost (loss on rxe's
+# egress only): a response ahead of the one awaited is an implied NAK and
+# the model asks for the rest at once, which only a timeout did before
+# (a retransmission without a timeout); data and PI right both ways
+tc qdisc replace dev vethB root netem loss 5% || die "tc netem loss 5% (vethB)"
+snap
+implied=$(link_stat sp0 implied_nak_seq_err)
+wire_prog sig sp0 "$gs" rxe0 "$gr" $((iters * 2)) 8192
+netem_off
+implied=$(($(link_stat sp0 implied_nak_seq_err) - implied))
+[ "$implied" -gt 0 ] || die "signature READs under loss 5%: no implied NAK"
+[ "$(d retransmits)" -gt "$(d timeouts)" ] ||
+	die "signature READs under loss 5%: $implied implied NAKs, yet every one of $(d retransmits) retransmissions waited for a timeout"
+ok "signature WRITEs and READs under loss 5% on rxe's egress: PI stripped and inserted right; implied NAKs +$implied, retransmits +$(d retransmits) of which timeouts +$(d timeouts)"
 inflight=$(wire_stat "$wire" max_inflight)
 [ "${inflight:-0}" -gt 1 ] || die "window: the model never had more than one WQE in flight"
 ok "window: up to $inflight WQEs of a QP in flight at once"

@@ -40,6 +40,7 @@
 
 #include "check.h"
 #include "cm.h"
+#include "t10dif.h"
 
 #define PORT		18516
 #define MAX_CMDS	32
@@ -109,20 +110,6 @@ static enum mlx5dv_mkey_err_type err_type(int kind)
 	return t[kind];
 }
 
-/* T10-DIF CRC16: polynomial 0x8bb7, no reflection, initial value 0. */
-static uint16_t crc_t10dif(const unsigned char *p, size_t len)
-{
-	uint16_t crc = 0;
-	int i;
-
-	while (len--) {
-		crc ^= (uint16_t)(*p++) << 8;
-		for (i = 0; i < 8; i++)
-			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
-	}
-	return crc;
-}
-
 /* ---- the target ---- */
 
 struct target {
@@ -146,19 +133,13 @@ static void format_disk(struct target *t)
 {
 	unsigned int lba, i;
 	unsigned char *b;
-	uint16_t guard, app = htons(APP_TAG);
-	uint32_t ref;
 	int k;
 
 	for (lba = 0; lba < (unsigned int)t->cmds * BLOCKS; lba++) {
 		b = t->buf->disk[lba];
 		for (i = 0; i < BLOCK; i++)
 			b[i] = data_byte(lba, i, t->run);
-		guard = htons(crc_t10dif(b, BLOCK));
-		ref = htonl(lba);
-		memcpy(b + BLOCK, &guard, 2);
-		memcpy(b + BLOCK + 2, &app, 2);
-		memcpy(b + BLOCK + 4, &ref, 4);
+		t10dif_pi(b + BLOCK, b, BLOCK, APP_TAG, lba);
 	}
 	for (k = 0; k < t->cmds; k++) {
 		b = t->buf->disk[k * BLOCKS] + BLOCK;

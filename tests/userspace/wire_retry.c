@@ -62,6 +62,16 @@
  *	completions, in order, successes first, then IBV_WC_WR_FLUSH_ERR
  *	only; B received at least the successful ones, each once, in
  *	order, with its data.
+ *   sig COUNT SIZE  signature offload on the wire, A a model device, its
+ *	memory T10-DIF (512-byte blocks, 8 bytes of PI after each), the
+ *	wire plain data (rxe's side has no PI): COUNT times, an RDMA WRITE
+ *	from A's blocks through a signature MKEY (PI checked and stripped)
+ *	into B, which gets exactly the SIZE data bytes; then an RDMA READ of
+ *	B's SIZE bytes through the MKEY into A's blocks (PI inserted): A
+ *	holds B's data with a valid guard, the application tag and the
+ *	reference tags from the MKEY's. mlx5dv_mkey_check finds no error.
+ *	Each WQE runs alone on the wire (stop-and-wait); the script puts
+ *	loss on B's egress, so READ responses get lost.
  *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
  *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
  *	provider refuses to post one, so not from B), and one by an rkey
@@ -77,6 +87,7 @@
  * "time_ms" lines carry the measured times for the script's report.
  */
 #include <errno.h>
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 #include <stdint.h>
@@ -86,6 +97,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "t10dif.h"
 
 #define MAX_SIZE	(64 * 1024)
 #define MAX_COUNT	4096
@@ -1063,6 +1075,189 @@ static void mode_atomic_err(void)
 	atomic_refused(&b, &a, 0);
 }
 
+#define SIG_BLOCK	512
+#define SIG_PI		8
+#define SIG_APP_TAG	0x5a17
+
+/* A's QP for signature WQEs: created with mlx5dv for MKEY configure. */
+static void create_sig_qp(struct end *e)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.cap = { .max_send_wr = sq_depth, .max_recv_wr = nrecv + 16,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = 256 },	/* the UMR: KLMs + BSF */
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_READ,
+		.pd = e->pd,
+	};
+	struct mlx5dv_qp_init_attr dqa = {
+		.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
+		.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE,
+	};
+
+	e->qp = mlx5dv_create_qp(e->ctx, &ia, &dqa);
+	if (!e->qp)
+		fatal("mlx5dv_create_qp", errno);
+}
+
+/*
+ * The MKEY over @nb blocks at @blocks (memory T10-DIF, reference tags from
+ * @ref, wire plain), then @read ? an RDMA READ of B's buffer into it : an
+ * RDMA WRITE from it into B's buffer; the data WQE signaled.
+ */
+static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
+		     unsigned int nb, uint32_t ref, int read, uint64_t id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a.qp);
+	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
+	struct mlx5dv_sig_t10dif dif = {
+		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = SIG_APP_TAG,
+		.ref_tag = ref, .flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
+	};
+	struct mlx5dv_sig_block_domain mem = {
+		.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif,
+		.block_size = MLX5DV_BLOCK_SIZE_512,
+	};
+	struct mlx5dv_sig_block_attr sig = {
+		.mem = &mem,
+		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
+			      MLX5DV_SIG_MASK_T10DIF_APPTAG |
+			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
+	};
+	struct mlx5dv_mkey_conf_attr conf = {};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)blocks, .lkey = a.mr->lkey,
+		.length = nb * (SIG_BLOCK + SIG_PI),
+	};
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = id | 1ULL << 63;
+	qpx->wr_flags = IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
+	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
+	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+	qpx->wr_id = id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (read)
+		ibv_wr_rdma_read(qpx, b.mr->rkey, (uintptr_t)b.buf);
+	else
+		ibv_wr_rdma_write(qpx, b.mr->rkey, (uintptr_t)b.buf);
+	ibv_wr_set_sge(qpx, mkey->lkey, 0, nb * SIG_BLOCK);
+	if (ibv_wr_complete(qpx))
+		fatal("ibv_wr_complete (MKEY configure + RDMA)", errno);
+}
+
+/* The data WQE @id of sig_post completed well, and the MKEY saw no error. */
+static int sig_done(struct mlx5dv_mkey *mkey, uint64_t id, const char *what)
+{
+	struct mlx5dv_mkey_err err;
+	struct ibv_wc wc;
+
+	if (!poll_one(&a, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS ||
+	    wc.wr_id != id) {
+		check(0, "%s %llu: %s", what, (unsigned long long)id,
+		      ibv_wc_status_str(wc.status));
+		return 0;
+	}
+	if (mlx5dv_mkey_check(mkey, &err) || err.err_type != MLX5DV_MKEY_NO_ERR) {
+		check(0, "%s %llu: mlx5dv_mkey_check found error %d", what,
+		      (unsigned long long)id, err.err_type);
+		return 0;
+	}
+	return 1;
+}
+
+/* Blocks with PI, and each block's PI checked (the memory domain's). */
+static void sig_fill(unsigned char *blocks, unsigned int nb, unsigned int msg,
+		     uint32_t ref)
+{
+	unsigned int k;
+	unsigned char *p;
+
+	for (k = 0; k < nb; k++) {
+		p = blocks + (size_t)k * (SIG_BLOCK + SIG_PI);
+		fill(p, msg * nb + k, SIG_BLOCK, 4);
+		t10dif_pi(p + SIG_BLOCK, p, SIG_BLOCK, SIG_APP_TAG, ref + k);
+	}
+}
+
+static int sig_same(const unsigned char *blocks, unsigned int nb,
+		    unsigned int msg, uint32_t ref)
+{
+	unsigned char pi[SIG_PI];
+	const unsigned char *p;
+	unsigned int k;
+
+	for (k = 0; k < nb; k++) {
+		p = blocks + (size_t)k * (SIG_BLOCK + SIG_PI);
+		t10dif_pi(pi, p, SIG_BLOCK, SIG_APP_TAG, ref + k);
+		if (!same(p, msg * nb + k, SIG_BLOCK, 5) ||
+		    memcmp(p + SIG_BLOCK, pi, SIG_PI))
+			return 0;
+	}
+	return 1;
+}
+
+static void mode_sig(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	struct mlx5dv_mkey_init_attr ma = {
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		.max_entries = 1,
+	};
+	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
+	struct mlx5dv_mkey *mkey;
+	double t0 = now_ms();
+	uint32_t ref;
+
+	create_sig_qp(&a);
+	create_qp(&b);
+	connect_one(&a, &b, &p);
+	connect_one(&b, &a, &p);
+	ma.pd = a.pd;
+	mkey = mlx5dv_create_mkey(&ma);
+	if (!mkey)
+		fatal("mlx5dv_create_mkey (signature)", errno);
+	for (i = 0; i < count; i++) {
+		ref = 0x1000 + i * nb;
+		/* out: PI checked and stripped, B gets the data alone */
+		sig_fill(a.src, nb, i, ref);
+		memset(b.buf, 0, size);
+		sig_post(mkey, a.src, nb, ref, 0, 2 * i);
+		if (!sig_done(mkey, 2 * i, "signature WRITE"))
+			break;
+		for (k = 0; k < nb; k++)
+			if (!same(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
+				  SIG_BLOCK, 4))
+				wr_bad++;
+		/* in: B's data, PI inserted in A's blocks */
+		for (k = 0; k < nb; k++)
+			fill(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
+			     SIG_BLOCK, 5);
+		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		sig_post(mkey, a.buf, nb, ref, 1, 2 * i + 1);
+		if (!sig_done(mkey, 2 * i + 1, "signature READ"))
+			break;
+		if (!sig_same(a.buf, nb, i, ref))
+			rd_bad++;
+	}
+	check(i == count && !wr_bad,
+	      "%u signature WRITEs of %u blocks %s -> %s: PI checked and stripped, %u blocks wrong",
+	      i, nb, a.name, b.name, wr_bad);
+	check(i == count && !rd_bad,
+	      "%u signature READs of %u blocks %s <- %s: data with PI inserted, %u wrong (%.0f ms)",
+	      i, nb, a.name, b.name, rd_bad, now_ms() - t0);
+	mlx5dv_destroy_mkey(mkey);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n1, n2;
@@ -1071,7 +1266,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -1095,6 +1290,12 @@ int main(int argc, char **argv)
 		nrecv = WINDOW;
 		sq_depth = 2 * WINDOW;
 		rd_atomic = 16;
+	} else if (!strcmp(argv[1], "sig")) {
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE ||
+		    n2 % SIG_BLOCK)
+			fatal("COUNT (1..4096) SIZE (512..65536, blocks of 512)",
+			      EINVAL);
+		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
 			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);
@@ -1134,6 +1335,8 @@ int main(int argc, char **argv)
 		mode_atomic(n1, n2);
 	} else if (!strcmp(argv[1], "atomic-err")) {
 		mode_atomic_err();
+	} else if (!strcmp(argv[1], "sig")) {
+		mode_sig(n1, n2);
 	} else {
 		fatal(argv[1], EINVAL);
 	}

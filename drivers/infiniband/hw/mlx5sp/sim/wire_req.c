@@ -40,6 +40,8 @@
  * in), a fenced WQE. What comes back for it (net.c, under sq_lock):
  *   ACK      una moves past its PSN; the last PSN acknowledged completes
  *            (not a READ or an atomic: their responses complete them)
+ *   a READ response beyond una: una's was lost (an implied NAK): ask
+ *            for the rest from una at once, once per PSN
  *   NAK PSN sequence error: go back to its PSN, send from there at once
  *   RNR NAK  go back to its PSN, wait the timer it names, send again
  *   NAK (invalid request, remote access, remote operation): the WQE
@@ -585,12 +587,24 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 	bool last = pkt->hdrs & SIM_HDR_LAST;
 
 	if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ || pkt->psn != wq->una) {
-		/* ahead of the one awaited: one was lost (an implied NAK) */
-		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ &&
-		    sim_psn_diff(pkt->psn, wq->una) > 0)
-			sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
-		/* not the next one: the timeout asks for the rest again */
 		atomic64_inc(&st->rx_dropped);
+		/*
+		 * Ahead of the one awaited: that one was lost (an implied
+		 * NAK). Ask for the rest from there at once, once for that
+		 * PSN (the responses still coming for the first request are
+		 * dropped, the same data); a second loss there waits for
+		 * the timeout, as in the window.
+		 */
+		if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ ||
+		    sim_psn_diff(pkt->psn, wq->una) <= 0 ||
+		    !sim_wire_unacked(wq, pkt->psn) ||
+		    wq->next != SIM_WIRE_WAITING ||
+		    (wq->implied && wq->implied_una == wq->una))
+			return;
+		sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
+		wq->implied = true;
+		wq->implied_una = wq->una;
+		sim_wire_answer(qp, SIM_WIRE_RESEND);
 		return;
 	}
 	if (!sim_wire_rd_resp_ok(pkt, wq->first_psn, wq->rd_psn, wq->npkts,
