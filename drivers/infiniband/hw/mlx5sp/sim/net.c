@@ -787,7 +787,7 @@ bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
 			sim_net_rx_one(eng, sim, skb);
 		consume_skb(skb);
 	}
-	sim_wire_ack_flush(eng, sim);
+	sim_wire_ack_flush(eng);
 	rcu_read_unlock();
 	/* more than a pass takes: come back at once */
 	if (!skb_queue_empty(&sim->net.rxq))

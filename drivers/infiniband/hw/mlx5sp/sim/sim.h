@@ -1184,7 +1184,7 @@ void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc);
 void sim_wire_qp_free(struct sim_qp *qp);
 
 /* wire_resp.c: the responder on the wire */
-void sim_wire_ack_flush(struct sim_engine *eng, struct mlx5sp_sim *sim);
+void sim_wire_ack_flush(struct sim_engine *eng);
 void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		      const struct sim_rx_pkt *pkt);
 void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,

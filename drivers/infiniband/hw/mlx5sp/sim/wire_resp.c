@@ -114,7 +114,7 @@ static void sim_wire_ack_later(struct sim_engine *eng, struct sim_qp *qp,
  * The end of a receive batch, or a request for another QP: the ACK held
  * back goes out. In the engine, under the batch's rcu_read_lock().
  */
-void sim_wire_ack_flush(struct sim_engine *eng, struct mlx5sp_sim *sim)
+void sim_wire_ack_flush(struct sim_engine *eng)
 {
 	struct sim_qp *qp = eng->ack_qp;
 
@@ -122,7 +122,7 @@ void sim_wire_ack_flush(struct sim_engine *eng, struct mlx5sp_sim *sim)
 		return;
 	eng->ack_qp = NULL;
 	spin_lock(&qp->rq_lock);
-	if (sim_engine_halted(sim))
+	if (sim_engine_halted(qp->sim))
 		qp->wresp.ack_pending = false;
 	else
 		sim_wire_ack_flush_qp(qp);
@@ -483,7 +483,7 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 	s32 d;
 
 	if (eng->ack_qp != qp)
-		sim_wire_ack_flush(eng, qp->sim);
+		sim_wire_ack_flush(eng);
 	spin_lock(&qp->rq_lock);
 	if (!sim_wire_receiving(qp)) {
 		atomic64_inc(&st->rx_no_qp);
