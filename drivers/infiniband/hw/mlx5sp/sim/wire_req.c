@@ -579,6 +579,26 @@ static void sim_wire_req_ack(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 	}
 }
 
+/*
+ * An implied NAK at @at: go back there at once (next RESEND), once per PSN
+ * (a second loss there waits for the timeout), not while an RNR timer or
+ * an earlier answer is pending. Returns whether it did.
+ */
+static bool sim_wire_implied_once(struct sim_qp *qp, u32 at)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+
+	if (wq->next != SIM_WIRE_WAITING ||
+	    (wq->implied && wq->implied_una == at))
+		return false;
+	/* counted when acted on, as a card's implied_nak_seq_err */
+	sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
+	wq->implied = true;
+	wq->implied_una = at;
+	wq->next = SIM_WIRE_RESEND;
+	return true;
+}
+
 static void sim_wire_req_read_resp(struct sim_qp *qp,
 				   const struct sim_rx_pkt *pkt)
 {
@@ -595,16 +615,10 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 		 * dropped, the same data); a second loss there waits for
 		 * the timeout, as in the window.
 		 */
-		if (wq->wqe_opcode != MLX5_OPCODE_RDMA_READ ||
-		    sim_psn_diff(pkt->psn, wq->una) <= 0 ||
-		    !sim_wire_unacked(wq, pkt->psn) ||
-		    wq->next != SIM_WIRE_WAITING ||
-		    (wq->implied && wq->implied_una == wq->una))
-			return;
-		sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
-		wq->implied = true;
-		wq->implied_una = wq->una;
-		sim_wire_answer(qp, SIM_WIRE_RESEND);
+		if (wq->wqe_opcode == MLX5_OPCODE_RDMA_READ &&
+		    sim_wire_unacked(wq, pkt->psn) &&
+		    sim_wire_implied_once(qp, wq->una))
+			qp->wait = SIM_SQ_RUN;
 		return;
 	}
 	if (!sim_wire_rd_resp_ok(pkt, wq->first_psn, wq->rd_psn, wq->npkts,
@@ -675,14 +689,7 @@ static void sim_wire_win_implied(struct sim_qp *qp, u32 at)
 	if (wq->una != at)
 		wq->win_progress = true;
 	wq->una = at;
-	if (wq->next != SIM_WIRE_WAITING ||
-	    (wq->implied && wq->implied_una == at))
-		return;
-	/* counted when acted on, as a card's implied_nak_seq_err */
-	sim_qcnt_inc(qp, SIM_QC_implied_nak_seq_err);
-	wq->implied = true;
-	wq->implied_una = at;
-	wq->next = SIM_WIRE_RESEND;
+	sim_wire_implied_once(qp, at);
 }
 
 /*
