@@ -732,6 +732,9 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		wq = &qp->sq;
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
 		wc->wr_id = wq->wrid[idx];
+		/* this WQE and every one before it are done */
+		wq->poll_bb = be16_to_cpu(cqe->wqe_counter) +
+			      mlx5sp_sq_wqe_nbb(qp, idx);
 		/* cancelled to a NOP: the WR completes with its own opcode */
 		if (wq->wc_op[idx] != MLX5SP_WC_OP_NONE) {
 			wc->opcode = wq->wc_op[idx];
@@ -792,6 +795,12 @@ int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	if (cq->user)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
+	/* firmware is dead: every outstanding WR completes flushed (fatal.c) */
+	if (unlikely(mlx5sp_dev_dead(dev->mdev))) {
+		n = mlx5sp_poll_dead(dev, cq, num_entries, wc);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return n;
+	}
 	ci = cq->cons_index;
 	while (n < num_entries && poll_one(dev, cq, &wc[n]))
 		n++;
@@ -817,6 +826,13 @@ int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if (cq->user)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, irqflags);
+	/* no event will come: missed ones are the software flush still to do */
+	if (unlikely(mlx5sp_dev_dead(dev->mdev))) {
+		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+			ret = mlx5sp_dead_pending(dev, cq);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return ret;
+	}
 	sn = cq->arm_sn & 3;
 	ci = cq->cons_index & 0xffffff;
 	cq->db.db[CQ_ARM_DB] = cpu_to_be32(sn << 28 | cmd | ci);

@@ -473,6 +473,43 @@ void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
 	spin_unlock_irqrestore(&dev->event_lock, flags);
 }
 
+/* The device is dead: whoever listens learns it (from any context). */
+void mlx5sp_notify_fatal(struct mlx5sp_dev *dev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->listener.fatal)
+		dev->listener.fatal(dev->listener.ctx);
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
+/*
+ * @fn on every CQ of the device, each held as the EQ holds one it
+ * dispatches to (its destroy waits), none locked while @fn runs. Process
+ * context.
+ */
+void mlx5sp_core_cq_each(struct mlx5sp_dev *dev,
+			 void (*fn)(struct mlx5sp_core_cq *cq))
+{
+	struct mlx5sp_core_cq *cq;
+	unsigned long idx = 0;
+
+	for (;;) {
+		xa_lock_irq(&dev->cq_table);
+		cq = xa_find(&dev->cq_table, &idx, ULONG_MAX, XA_PRESENT);
+		if (cq)
+			refcount_inc(&cq->refcount);
+		xa_unlock_irq(&dev->cq_table);
+		if (!cq)
+			return;
+		fn(cq);
+		if (refcount_dec_and_test(&cq->refcount))
+			complete(&cq->free);
+		idx++;
+	}
+}
+
 int mlx5sp_eqs_create(struct mlx5sp_dev *dev)
 {
 	int err;

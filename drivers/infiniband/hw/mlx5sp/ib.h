@@ -122,6 +122,7 @@ struct mlx5sp_ib_dev {
 	unsigned int devx_nsubs;
 	bool registered;
 	struct mlx5sp_counters cnt;	/* counters.c */
+	struct work_struct fatal_work;	/* fatal.c: firmware died */
 };
 
 /* A kernel DMA buffer: contiguous, described to firmware in 4 KiB pages. */
@@ -289,6 +290,12 @@ struct mlx5sp_wq {
 	 */
 	u32 failed_head;
 	bool failed;
+	/*
+	 * SQ: the basic block after the last WQE a CQE completed, in the
+	 * device's 16 bits: where the oldest outstanding WQE starts (the
+	 * software flush of a dead device, fatal.c). Poll only.
+	 */
+	u16 poll_bb;
 	u32 wqe_cnt;
 	u32 max_post;
 	u32 max_gs;
@@ -335,6 +342,15 @@ static inline void *mlx5sp_sq_bb(struct mlx5sp_qp *qp, u32 n)
 {
 	return qp->buf.buf + qp->sq.offset +
 	       ((n & (qp->sq.wqe_cnt - 1)) << qp->sq.wqe_shift);
+}
+
+/* The basic blocks of the SQ's WQE at @n, by its control segment's size. */
+static inline u32 mlx5sp_sq_wqe_nbb(struct mlx5sp_qp *qp, u32 n)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl = mlx5sp_sq_bb(qp, n);
+	u32 ds = be32_to_cpu(ctrl->qpn_ds) & MLX5_WQE_CTRL_DS_MASK;
+
+	return DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB) ?: 1;
 }
 
 int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
@@ -542,6 +558,15 @@ int mlx5sp_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
 int mlx5sp_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mlx5sp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void mlx5sp_cq_clean(struct mlx5sp_cq *cq, u32 qpn, struct mlx5sp_srq *srq);
+
+/* fatal.c */
+void mlx5sp_fatal_event(void *ctx);
+void mlx5sp_fatal_work(struct work_struct *work);
+int mlx5sp_poll_dead(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
+		     int num_entries, struct ib_wc *wc);
+bool mlx5sp_dead_pending(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq);
+void mlx5sp_drain_sq(struct ib_qp *ibqp);
+void mlx5sp_drain_rq(struct ib_qp *ibqp);
 void mlx5sp_parse_cqe(const struct mlx5_cqe64 *cqe, struct ib_wc *wc);
 enum ib_wc_status mlx5sp_syndrome_to_status(u8 syndrome);
 
@@ -598,6 +623,8 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
+int mlx5sp_post_send_drain(struct ib_qp *ibqp, const struct ib_send_wr *wr);
+int mlx5sp_post_recv_drain(struct ib_qp *ibqp, const struct ib_recv_wr *wr);
 u8 mlx5sp_ib_opcode(enum ib_wr_opcode op);
 int mlx5sp_build_send_wqe(void *wqe, size_t room, u32 qpn, u16 idx,
 			  const struct ib_send_wr *wr, u8 fence_bits,

@@ -50,6 +50,8 @@ static const struct ib_device_ops mlx5sp_dev_ops = {
 	.destroy_qp = mlx5sp_destroy_qp,
 	.destroy_srq = mlx5sp_destroy_srq,
 	.disassociate_ucontext = mlx5sp_disassociate_ucontext,
+	.drain_rq = mlx5sp_drain_rq,
+	.drain_sq = mlx5sp_drain_sq,
 	.get_dev_fw_str = mlx5sp_get_dev_fw_str,
 	.get_dma_mr = mlx5sp_get_dma_mr,
 	.get_link_layer = mlx5sp_get_link_layer,
@@ -180,6 +182,7 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	struct mlx5sp_event_listener l = {
 		.port_event = port_event,
 		.devx_event = devx_event,
+		.fatal = mlx5sp_fatal_event,
 	};
 	struct mlx5sp_ib_dev *dev;
 	int err;
@@ -195,6 +198,7 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	xa_init_flags(&dev->sig_mrs, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&dev->devx_ev_lock);
 	INIT_LIST_HEAD(&dev->devx_subs);
+	INIT_WORK(&dev->fatal_work, mlx5sp_fatal_work);
 	dev->ib.node_type = RDMA_NODE_IB_CA;
 	dev->ib.phys_port_cnt = 1;
 	dev->ib.num_comp_vectors = mdev->num_comp_eqs;
@@ -222,6 +226,9 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	}
 	l.ctx = dev;
 	mlx5sp_set_event_listener(mdev, &l);
+	/* dead before it listened: it missed the event */
+	if (mlx5sp_dev_dead(mdev))
+		schedule_work(&dev->fatal_work);
 	mdev->ib = dev;
 
 	err = ib_register_device(&dev->ib, mdev->name, mdev->dma_dev);
@@ -255,6 +262,8 @@ static void mlx5sp_dealloc_driver(struct ib_device *ibdev)
 	struct mlx5sp_dev *mdev = dev->mdev;
 
 	mlx5sp_set_event_listener(mdev, NULL);
+	/* nothing schedules it now */
+	cancel_work_sync(&dev->fatal_work);
 	mdev->ib = NULL;
 	WARN_ON(!xa_empty(&dev->sig_mrs));
 	/* ib_core destroyed every event file, and they their subscriptions */

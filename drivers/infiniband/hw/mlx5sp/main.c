@@ -281,7 +281,8 @@ static int alloc_caps(struct mlx5sp_dev *dev)
  * @why: what was found, for the log
  *
  * Idempotent, any context. Waiters are woken with -ENOLINK; later commands
- * that release resources succeed without reaching the device.
+ * that release resources succeed without reaching the device. The
+ * listener (the RDMA device) hears it once.
  */
 void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why)
 {
@@ -296,6 +297,8 @@ void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why)
 		return;
 	mlx5sp_err(dev, "device in error state: %s\n", why);
 	mlx5sp_cmd_flush(dev);
+	/* the RDMA device tells its users and completes their work (fatal.c) */
+	mlx5sp_notify_fatal(dev);
 }
 
 /* PRM bring-up: every step is undone, in reverse, on failure. */

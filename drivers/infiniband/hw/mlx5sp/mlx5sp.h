@@ -153,6 +153,8 @@ struct mlx5sp_event_listener {
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	/* every EQE of a QP, CQ or port, and completions of CQs not ours */
 	void (*devx_event)(void *ctx, const struct mlx5_eqe *eqe);
+	/* firmware died (mlx5sp_enter_error_state); any context, once */
+	void (*fatal)(void *ctx);
 	void *ctx;
 };
 
@@ -292,6 +294,9 @@ int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
 void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
 void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
 			       const struct mlx5sp_event_listener *l);
+void mlx5sp_core_cq_each(struct mlx5sp_dev *dev,
+			 void (*fn)(struct mlx5sp_core_cq *cq));
+void mlx5sp_notify_fatal(struct mlx5sp_dev *dev);
 
 /* pages.c */
 int mlx5sp_pages_init(struct mlx5sp_dev *dev);

@@ -1054,6 +1054,7 @@ static void reset_kernel_qp(struct mlx5sp_qp *qp)
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
 	qp->sq.cur_post = 0;
+	qp->sq.poll_bb = 0;
 	qp->sq.failed = false;
 	qp->db.db[MLX5_RCV_DBR] = 0;
 	qp->db.db[MLX5_SND_DBR] = 0;

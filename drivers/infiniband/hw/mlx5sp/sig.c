@@ -143,8 +143,7 @@ int mlx5sp_qp_cancel_send_wrs(struct ib_qp *ibqp, u64 wr_id)
 	pos = qp->sq.cur_post - (u16)(qp->sq.cur_post - counter);
 	while (pos != qp->sq.cur_post) {
 		ctrl = mlx5sp_sq_bb(qp, pos);
-		nbb = DIV_ROUND_UP((be32_to_cpu(ctrl->qpn_ds) & MLX5_WQE_CTRL_DS_MASK) *
-				   MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB) ?: 1;
+		nbb = mlx5sp_sq_wqe_nbb(qp, pos);
 		idx = pos & (qp->sq.wqe_cnt - 1);
 		v = be32_to_cpu(ctrl->opmod_idx_opcode);
 		op = v & MLX5_WQE_CTRL_OPCODE_MASK;

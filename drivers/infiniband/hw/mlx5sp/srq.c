@@ -353,6 +353,11 @@ int mlx5sp_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	/* firmware is dead: as on mlx5_ib */
+	if (mlx5sp_dev_dead(to_ibdev(ibsrq->device)->mdev)) {
+		*bad_wr = wr;
+		return -EIO;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next, nreq++) {
 		if (wr->num_sge < 0 || wr->num_sge > srq->max_gs) {

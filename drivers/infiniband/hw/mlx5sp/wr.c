@@ -607,8 +607,12 @@ static int post_reg_integrity(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	return 0;
 }
 
-int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		     const struct ib_send_wr **bad_wr)
+/*
+ * @drain: ib_drain_qp's WR (fatal.c), taken also from a dead device, where
+ * the rest fail with -EIO, as on mlx5_ib.
+ */
+static int post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr, bool drain)
 {
 	struct mlx5sp_ib_dev *dev = to_ibdev(ibqp->device);
 	struct mlx5sp_qp *qp = to_qp(ibqp);
@@ -620,6 +624,10 @@ int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (qp->user || !qp->sq.wqe_cnt) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (!drain && mlx5sp_dev_dead(dev->mdev)) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
@@ -667,8 +675,21 @@ out:
 	return err;
 }
 
-int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		     const struct ib_recv_wr **bad_wr)
+int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
+{
+	return post_send(ibqp, wr, bad_wr, false);
+}
+
+int mlx5sp_post_send_drain(struct ib_qp *ibqp, const struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad_wr;
+
+	return post_send(ibqp, wr, &bad_wr, true);
+}
+
+static int post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr, bool drain)
 {
 	struct mlx5sp_qp *qp = to_qp(ibqp);
 	struct mlx5_wqe_data_seg *scat;
@@ -680,6 +701,10 @@ int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->user || !qp->rq.wqe_cnt) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (!drain && mlx5sp_dev_dead(to_ibdev(ibqp->device)->mdev)) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (qp->state == IB_QPS_RESET) {
@@ -722,4 +747,17 @@ int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 out:
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	return err;
+}
+
+int mlx5sp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	return post_recv(ibqp, wr, bad_wr, false);
+}
+
+int mlx5sp_post_recv_drain(struct ib_qp *ibqp, const struct ib_recv_wr *wr)
+{
+	const struct ib_recv_wr *bad_wr;
+
+	return post_recv(ibqp, wr, &bad_wr, true);
 }

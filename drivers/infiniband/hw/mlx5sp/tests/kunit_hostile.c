@@ -641,6 +641,135 @@ static void hostile_create_key_outputs(struct kunit *test)
 	hostile_still_works(test, u);
 }
 
+/* IB_EVENT_DEVICE_FATAL seen by a device-wide handler */
+struct fatal_seen {
+	struct ib_event_handler eh;
+	atomic_t n;
+};
+
+static void hostile_fatal_event(struct ib_event_handler *eh,
+				struct ib_event *ev)
+{
+	struct fatal_seen *f = container_of(eh, struct fatal_seen, eh);
+
+	if (ev->event == IB_EVENT_DEVICE_FATAL)
+		atomic_inc(&f->n);
+}
+
+/* @n WRs from @first on, posted in a chain to QP @i; the post's result */
+static int hostile_post(struct ulp *u, int i, bool send, u64 first, int n)
+{
+	struct ib_sge sge = { .addr = u->dma[i], .length = 64,
+			      .lkey = u->pd->local_dma_lkey };
+	struct ib_send_wr swr[4] = {};
+	struct ib_recv_wr rwr[4] = {};
+	int k;
+
+	for (k = 0; k < n; k++) {
+		swr[k] = (struct ib_send_wr) {
+			.wr_id = first + k, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND,
+			/* unsignaled ones are flushed too */
+			.send_flags = k & 1 ? 0 : IB_SEND_SIGNALED,
+			.next = k + 1 < n ? &swr[k + 1] : NULL,
+		};
+		rwr[k] = (struct ib_recv_wr) {
+			.wr_id = first + k, .sg_list = &sge, .num_sge = 1,
+			.next = k + 1 < n ? &rwr[k + 1] : NULL,
+		};
+	}
+	return send ? ib_post_send(u->qp[i], swr, NULL) :
+		      ib_post_recv(u->qp[i], rwr, NULL);
+}
+
+/*
+ * Firmware dies with work outstanding (fatal.c). QP 0 has receives posted
+ * and SENDs stuck behind RNR NAKs (QP 1 has none; rnr_retry 7 retries for
+ * ever). Once the driver sees the health syndrome: DEVICE_FATAL; the
+ * kernel CQ gives every outstanding WR back flushed, in the order posted,
+ * each once, unsignaled SENDs too; posts fail with -EIO; ib_drain_qp()
+ * returns on a directly polled CQ and on a workqueue one (which no event
+ * would otherwise poll); everything is destroyed. Before, a ULP's drain
+ * of a dead device waited for ever.
+ */
+static void hostile_fatal_flush(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ulp *u = ulp_open(test, "ku_ib0", 64);
+	struct ib_cq *dcq, *wcq;
+	struct fatal_seen f = {};
+	struct ib_qp *lone;
+	struct ib_wc wc[16];
+	int got, i, k;
+
+	dcq = ib_alloc_cq(u->ibdev, NULL, 64, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dcq));
+	wcq = ib_alloc_cq(u->ibdev, NULL, 64, 0, IB_POLL_WORKQUEUE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(wcq));
+	qa.send_cq = dcq;
+	qa.recv_cq = dcq;
+	ulp_pair(test, u, &qa);
+	qa.send_cq = wcq;
+	qa.recv_cq = wcq;
+	lone = ib_create_qp(u->pd, &qa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lone));
+	INIT_IB_EVENT_HANDLER(&f.eh, u->ibdev, hostile_fatal_event);
+	ib_register_event_handler(&f.eh);
+
+	KUNIT_ASSERT_EQ(test, hostile_post(u, 0, false, 10, 3), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(u, 0, true, 20, 4), 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(dcq, 16, wc), 0);
+
+	mlx5sp_sim_set_health_syndrome(u->sim,
+				       MLX5_INITIAL_SEG_HEALTH_SYNDROME_FW_INTERNAL_ERR);
+	for (i = 0; i < 1000 && !atomic_read(&f.n); i++)
+		msleep(10);
+	KUNIT_EXPECT_TRUE(test, mlx5sp_dev_dead(to_ibdev(u->ibdev)->mdev));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 1);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 0, true, 30, 1), -EIO);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 1, false, 30, 1), -EIO);
+
+	/* two polls of a few: the flush goes on where it stopped */
+	got = ib_poll_cq(dcq, 5, wc);
+	KUNIT_EXPECT_EQ(test, got, 5);
+	if (got == 5)
+		got += ib_poll_cq(dcq, 11, wc + 5);
+	KUNIT_ASSERT_EQ(test, got, 7);
+	for (k = 0; k < got; k++) {
+		KUNIT_EXPECT_EQ(test, wc[k].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_PTR_EQ(test, wc[k].qp, u->qp[0]);
+	}
+	/* the SQ first (this CQ's QPs one by one), each queue in order */
+	for (k = 0; k < 4; k++)
+		KUNIT_EXPECT_EQ(test, wc[k].wr_id, 20ULL + k);
+	for (k = 0; k < 3; k++)
+		KUNIT_EXPECT_EQ(test, wc[4 + k].wr_id, 10ULL + k);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(dcq, 16, wc), 0);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(dcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+
+	/* each returns only once its drain WR completed */
+	for (i = 0; i < 2; i++)
+		ib_drain_qp(u->qp[i]);
+	ib_drain_qp(lone);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(dcq, 16, wc), 0);
+
+	ib_unregister_event_handler(&f.eh);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(lone), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(u->qp[i]), 0);
+		u->qp[i] = NULL;
+	}
+	ib_free_cq(wcq);
+	ib_free_cq(dcq);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
@@ -651,6 +780,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_create_outputs),
 	KUNIT_CASE_SLOW(hostile_create_qp_outputs),
 	KUNIT_CASE_SLOW(hostile_create_key_outputs),
+	KUNIT_CASE_SLOW(hostile_fatal_flush),
 	{}
 };
 
