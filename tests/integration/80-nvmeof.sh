@@ -7,7 +7,8 @@
 # counters), the backing disk's own PI check on read-back, a PI error
 # injected on the target's transfers reaching the host as an I/O error and
 # the queue going on, clean disconnects; then each device deleted with I/O
-# in flight (removal below).
+# in flight (removal below), and each device's firmware dying under load
+# (fatal below).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/ulp.bash"
 
@@ -188,19 +189,71 @@ removal() {
 	ok "removal: device re-added, a new connection verifies"
 }
 
+# Firmware death under load, as on mlx5_ib in internal error (fatal.c).
+# fatal_one DEV NETDEV: the host on sp1 writes with verification to the
+# target on sp0 when DEV's firmware dies (a fatal health syndrome through
+# the model's debugfs, as a ConnectX's firmware can die). The queues'
+# outstanding work completes flushed, so nvme-rdma starts its error
+# recovery at once (no I/O timeout) and its teardown's drains return; the
+# host reconnects in vain while the device is dead (nvme-rdma cannot even
+# allocate a PD: "no client data found", as on a card), the I/O waiting.
+# rdma link delete of the dead device returns within 60 s, the model
+# counts every firmware page back; the device re-added, the host
+# reconnects and the writes in flight complete and verify.
+fatal_one() {
+	local dev=$1 netdev=$2 nqn=nqn.2026-11.io.mlx5sp:nopi ns t rc
+
+	NVME_CONNECT_OPTS="${NVME_CONNECT_OPTS:-} --reconnect-delay=1 --ctrl-loss-tmo=120" \
+		nvme_up "$nqn" 10.77.0.1 4420 10.77.1.1
+	ns=$(nvme_ns "$nqn")
+	fio_load "$ns" 300 --size="$fio_size" --verify=crc32c --do_verify=1
+	mark "fatal $dev"
+	echo 8 >"$simfs/$dev/health_syndrome"
+	wait_for 30 bash -c "dmesg | grep -q '$dev: device in error state'" ||
+		die "fatal: $dev never entered its error state"
+	wait_for 60 ctrl_state "$nqn" connecting ||
+		die "fatal: the host did not start recovering when $dev died"
+	kill -0 "$fio_pid" 2>/dev/null || { cat /tmp/fio.log; die "fatal: fio ended while $dev was dead"; }
+	t=$(link_delete "$dev")
+	# the driver frees what a dead firmware cannot return; the model
+	# must not find a page missing
+	if log_since "fatal $dev" | grep -E "leak|pages not returned"; then
+		die "fatal: $dev's pages not all back"
+	fi
+	ok "fatal: $dev's firmware died under load; the host recovering; deleted in ${t}s, every page back"
+	sp_relink "$dev" "$netdev"
+	if [ "$dev" = sp0 ]; then
+		nvmet_port_relisten 1
+		nvmet_port_relisten 2
+	fi
+	wait_for 60 ctrl_state "$nqn" live || die "fatal: no reconnect within 60 s of $dev's return"
+	rc=0
+	wait "$fio_pid" || rc=$?
+	[ "$rc" = 0 ] || { cat /tmp/fio.log; die "fatal: fio across $dev's death: status $rc"; }
+	nvme disconnect -n "$nqn" >/dev/null || die "fatal: disconnect"
+	ok "fatal: $dev re-added, the host reconnected, the writes in flight completed and verify"
+}
+
+# The host's device dies; on the stock kernel the target's too.
+fatal() {
+	fatal_one sp1 spd1
+	[ -z "${FATAL_TARGET:-}" ] || fatal_one sp0 spd0
+}
+
 # NVMEOF_TOPOLOGIES, NVMEOF_CASES: subsets. The debug kernel (KASAN,
 # lockdep, kmemleak under TCG: about 8 minutes a topology) runs the PI case
 # in loopback, the path with the most driver and model code; the stock
 # kernel runs everything.
 if [ "${MLX5SP_KERNEL:-stock}" = debug ]; then
-	topos=${NVMEOF_TOPOLOGIES:-loopback} cases=${NVMEOF_CASES:-pi removal}
+	topos=${NVMEOF_TOPOLOGIES:-loopback} cases=${NVMEOF_CASES:-pi removal fatal}
 	fio_size=4M
 	# A PI queue of 128 entries takes ~640 integrity MRs a side (about
 	# 4 firmware commands each): under KASAN on a busy host its connect
 	# outlasts rdma_cm's timeouts (ECONNRESET). 32 entries keep it short.
 	export NVME_CONNECT_OPTS="--queue-size=32"
 else
-	topos=${NVMEOF_TOPOLOGIES:-loopback two-devices} cases=${NVMEOF_CASES:-nopi pi removal}
+	topos=${NVMEOF_TOPOLOGIES:-loopback two-devices} cases=${NVMEOF_CASES:-nopi pi removal fatal}
+	export FATAL_TARGET=1
 	fio_size=16M
 fi
 case " $topos " in *" loopback "*) run loopback "" sp0 ;; esac
@@ -209,13 +262,16 @@ case " $topos " in *" two-devices "*) run two-devices 10.77.1.1 sp1 ;; esac
 # before rdma_cm's and are removed after it: a device removal with live
 # queues deadlocks in rdma_cm (it waits for cm_ids only their remove
 # callbacks destroy). Debian builds them as modules.
-if [[ " $cases " == *" removal "* ]]; then
-	if [ -e /sys/module/nvme_rdma/initstate ] && [ -e /sys/module/nvmet_rdma/initstate ]; then
-		removal
+modular=
+[ -e /sys/module/nvme_rdma/initstate ] && [ -e /sys/module/nvmet_rdma/initstate ] && modular=1
+for c in removal fatal; do
+	[[ " $cases " == *" $c "* ]] || continue
+	if [ -n "$modular" ]; then
+		$c
 	else
-		echo "skip removal: nvme-rdma or nvmet-rdma built into this kernel"
+		echo "skip $c: nvme-rdma or nvmet-rdma built into this kernel"
 	fi
-fi
+done
 
 nvmet_clear
 rdma link delete sp1

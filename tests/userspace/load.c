@@ -6,7 +6,8 @@
  * all of it.
  *
  * usage: load [--procs N] [--pairs N] [--seconds S] [--batch K]
- *             [--until-removed READY_FILE] [--no-overrun] DEV [PEER_DEV]
+ *             [--until-removed READY_FILE [--dead]] [--no-overrun]
+ *             DEV [PEER_DEV]
  *
  * Each of N processes (4) opens 2 x PAIRS contexts (2): pair i is a
  * context on DEV and one on PEER_DEV for odd i, on DEV for even i
@@ -32,6 +33,11 @@
  * completion that did not happen, and must close everything it had
  * without crashing. A process that sees neither within 60 s of its last
  * completion has hung.
+ *
+ * --dead: the caller kills the devices' firmware (a fatal health
+ * syndrome) instead: the same DEVICE_FATAL, and a verb that needs the
+ * firmware fails with ENOLINK, mlx5_core's answer on a dead device (the
+ * device is still there: EIO is uverbs' answer once it is gone).
  *
  * Ends with one line of figures and "N passed, N failed" (the parent's
  * checks: every process ended well, none killed by a signal).
@@ -112,8 +118,9 @@ struct report {
 
 static struct {
 	int procs, pairs, seconds, batch, until_removed, overrun;
+	int dead;	/* --dead: the errno a verb fails with is ENOLINK */
 	const char *dev[2], *ready;
-} opt = { 4, 2, 10, 8, 0, 1, { NULL, NULL }, NULL };
+} opt = { 4, 2, 10, 8, 0, 1, 0, { NULL, NULL }, NULL };
 
 static struct report *rep;	/* this process's */
 static struct pair pairs[MAX_PAIRS];
@@ -532,7 +539,7 @@ static void removed_end(void)
 			struct side *e = &pairs[p].s[j];
 
 			if (ibv_query_qp(e->rc, &a, IBV_QP_STATE, &ia))
-				rep->eio += errno == EIO;
+				rep->eio += errno == (opt.dead ? ENOLINK : EIO);
 			else
 				fail("ibv_query_qp succeeded after removal");
 			/* the rest may fail: it must not crash or hang */
@@ -742,6 +749,8 @@ static int parse(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "--no-overrun"))
 			opt.overrun = 0;
+		else if (!strcmp(argv[i], "--dead"))
+			opt.dead = 1;
 		else if (argv[i][0] != '-' && n < 2)
 			opt.dev[n++] = argv[i];
 		else
@@ -846,8 +855,9 @@ int main(int argc, char **argv)
 		      overruns, opt.procs);
 	if (opt.until_removed)
 		check(fatal == ctxs && eio == ctxs,
-		      "device removed: DEVICE_FATAL on %d of %d contexts, EIO on %d, %d completions flushed, %d other events",
-		      fatal, ctxs, eio, flushed, other);
+		      "device %s: DEVICE_FATAL on %d of %d contexts, %s on %d, %d completions flushed, %d other events",
+		      opt.dead ? "dead" : "removed", fatal, ctxs,
+		      opt.dead ? "ENOLINK" : "EIO", eio, flushed, other);
 	printf("load: %d processes, %d contexts, %d QPs, %llu rounds, %llu completions, %llu MB, %.1f s\n",
 	       opt.procs, ctxs, qps, rounds, ops, bytes >> 20,
 	       (now_ms() - t0) / 1e3);
