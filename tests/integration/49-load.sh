@@ -13,9 +13,10 @@
 # process ends well, then removes the devices under load as above, then
 # once more by unloading the modules with the devices still there.
 # Both forms end with the devices' firmware dying under load (a fatal
-# health syndrome, fatal.c): every process sees DEVICE_FATAL on each
-# context and ENOLINK from a verb, and ends; the dead devices are deleted
-# and give back every page.
+# health syndrome, fatal.c) while it holds a command (a CREATE_CQ it
+# never answers): every process sees DEVICE_FATAL on each context and
+# ENOLINK from a verb, and ends; the command fails; the dead devices are
+# deleted and give back every page.
 # Prints "campaign: load ..." lines with the figures.
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -71,7 +72,7 @@ figures() { sed -n 's/^load: \([0-9]* processes,.*\)/\1/p' "$1" | tail -n1; }
 # dies (a fatal health syndrome), the processes end on their own, then
 # the links are deleted and the modules unloaded).
 removal() {
-	local how=$1 pid rc=0 t0 t1 t2 took i
+	local how=$1 pid rc=0 t0 t1 t2 took i pp wait_pp
 	shift
 	rm -f "$ready"
 	"$prog" --procs "$procs" --pairs "$pairs" --until-removed "$ready" \
@@ -86,6 +87,17 @@ removal() {
 	mark "load: removal ($how)"
 	t0=$SECONDS
 	if [ "$how" = dead ]; then
+		# mid-command: firmware never answers a CREATE_CQ (rc_pingpong's)
+		echo 0x400 >"$simfs/ld0/delay_opcode"
+		echo -1 >"$simfs/ld0/delay_ms"
+		echo 1 >"$simfs/ld0/delay_count"
+		ibv_rc_pingpong -d ld0 -p 18600 >/tmp/load.pp 2>&1 &
+		pp=$!
+		for i in $(seq 100); do
+			[ "$(stat ld0 cmds_dropped)" = 1 ] && break
+			sleep 0.1
+		done
+		[ "$(stat ld0 cmds_dropped)" = 1 ] || die "load (dead): rc_pingpong's CREATE_CQ never reached the device"
 		# the firmware of both dies; the processes end on their own
 		echo 8 >"$simfs/ld0/health_syndrome"
 		echo 8 >"$simfs/ld1/health_syndrome"
@@ -93,6 +105,18 @@ removal() {
 			sleep 0.2
 		done
 		kill -0 $pid 2>/dev/null && echo "  load (dead): processes still running after 60 s"
+		wait_pp=0
+		while kill -0 $pp 2>/dev/null && [ $wait_pp -lt 100 ]; do
+			sleep 0.1
+			wait_pp=$((wait_pp + 1))
+		done
+		kill -0 $pp 2>/dev/null && { kill -9 $pp; die "load (dead): a command in flight when the firmware died never returned"; }
+		rc=0
+		wait $pp || rc=$?
+		[ $rc != 0 ] && grep -q "Couldn't create CQ" /tmp/load.pp ||
+			{ cat /tmp/load.pp; die "load (dead): the command in flight did not fail (status $rc)"; }
+		rc=0
+		ok "dead firmware: the CREATE_CQ it held failed (ibv_rc_pingpong: $(head -n1 /tmp/load.pp))"
 	fi
 	if [ "$how" != module ]; then
 		watched 60 rdma link delete ld0 || die "rdma link delete ld0 under load"
