@@ -98,7 +98,9 @@ removal() {
 			sleep 0.1
 		done
 		[ "$(stat ld0 cmds_dropped)" = 1 ] || die "load (dead): rc_pingpong's CREATE_CQ never reached the device"
-		# the firmware of both dies; the processes end on their own
+		# the firmware of both dies (the removal's 60 s from here); the
+		# processes end on their own
+		t0=$SECONDS
 		echo 8 >"$simfs/ld0/health_syndrome"
 		echo 8 >"$simfs/ld1/health_syndrome"
 		while kill -0 $pid 2>/dev/null && [ $((SECONDS - t0)) -lt 60 ]; do
