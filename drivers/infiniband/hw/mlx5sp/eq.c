@@ -485,27 +485,27 @@ void mlx5sp_notify_fatal(struct mlx5sp_dev *dev)
 }
 
 /*
- * @fn on every CQ of the device, each held as the EQ holds one it
- * dispatches to (its destroy waits), none locked while @fn runs. Process
- * context.
+ * @fn on every QP of the device, each held as the EQ holds one it
+ * dispatches an event to (its destroy waits), none locked while @fn runs.
+ * Process context.
  */
-void mlx5sp_core_cq_each(struct mlx5sp_dev *dev,
-			 void (*fn)(struct mlx5sp_core_cq *cq))
+void mlx5sp_core_qp_each(struct mlx5sp_dev *dev,
+			 void (*fn)(struct mlx5sp_core_qp *qp))
 {
-	struct mlx5sp_core_cq *cq;
+	struct mlx5sp_core_qp *qp;
 	unsigned long idx = 0;
 
 	for (;;) {
-		xa_lock_irq(&dev->cq_table);
-		cq = xa_find(&dev->cq_table, &idx, ULONG_MAX, XA_PRESENT);
-		if (cq)
-			refcount_inc(&cq->refcount);
-		xa_unlock_irq(&dev->cq_table);
-		if (!cq)
+		xa_lock_irq(&dev->qp_table);
+		qp = xa_find(&dev->qp_table, &idx, ULONG_MAX, XA_PRESENT);
+		if (qp)
+			refcount_inc(&qp->refcount);
+		xa_unlock_irq(&dev->qp_table);
+		if (!qp)
 			return;
-		fn(cq);
-		if (refcount_dec_and_test(&cq->refcount))
-			complete(&cq->free);
+		fn(qp);
+		if (refcount_dec_and_test(&qp->refcount))
+			complete(&qp->free);
 		idx++;
 	}
 }

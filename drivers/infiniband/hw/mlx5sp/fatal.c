@@ -4,8 +4,8 @@
  * stuck health counter: mlx5sp_enter_error_state()), as mlx5_ib behaves in
  * internal error. The device writes no CQE again, so:
  *
- * - every user hears IB_EVENT_DEVICE_FATAL, and each kernel CQ's handler
- *   is called once, so its owner polls;
+ * - every user hears IB_EVENT_DEVICE_FATAL, and the handler of each
+ *   kernel CQ with work outstanding is called once, so its owner polls;
  * - poll_cq of a kernel CQ completes, in order and flushed
  *   (IB_WC_WR_FLUSH_ERR), every WR still outstanding on the send and
  *   receive queues of the kernel QPs it serves; receives posted to an SRQ
@@ -34,9 +34,8 @@ void mlx5sp_fatal_event(void *ctx)
  * event. A CQ polled directly has none (ib_cq warns on a call): its owner
  * polls, and drain_wait() does below.
  */
-static void fatal_kick_cq(struct mlx5sp_core_cq *mcq)
+static void fatal_kick_cq(struct mlx5sp_cq *cq)
 {
-	struct mlx5sp_cq *cq = container_of(mcq, struct mlx5sp_cq, mcq);
 	unsigned long flags;
 
 	if (cq->user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
@@ -45,6 +44,25 @@ static void fatal_kick_cq(struct mlx5sp_core_cq *mcq)
 	local_irq_save(flags);
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	local_irq_restore(flags);
+}
+
+/*
+ * The CQs of a kernel QP with WRs outstanding, as mlx5_ib picks them: the
+ * QP is held (its destroy waits), so its CQs are too (a ULP frees a CQ
+ * after its QPs), and one being freed is never called.
+ */
+static void fatal_kick_qp(struct mlx5sp_core_qp *mqp)
+{
+	struct mlx5sp_qp *qp = container_of(mqp, struct mlx5sp_qp, mqp);
+
+	if (qp->user)
+		return;
+	if (qp->ibqp.send_cq &&
+	    READ_ONCE(qp->sq.tail) != READ_ONCE(qp->sq.head))
+		fatal_kick_cq(to_cq(qp->ibqp.send_cq));
+	if (qp->ibqp.recv_cq && !qp->ibqp.srq &&
+	    READ_ONCE(qp->rq.tail) != READ_ONCE(qp->rq.head))
+		fatal_kick_cq(to_cq(qp->ibqp.recv_cq));
 }
 
 void mlx5sp_fatal_work(struct work_struct *work)
@@ -58,7 +76,7 @@ void mlx5sp_fatal_work(struct work_struct *work)
 	};
 
 	ibdev_err(&dev->ib, "firmware is dead: outstanding kernel work completes flushed\n");
-	mlx5sp_core_cq_each(dev->mdev, fatal_kick_cq);
+	mlx5sp_core_qp_each(dev->mdev, fatal_kick_qp);
 	ib_dispatch_event(&ev);
 }
 
@@ -219,10 +237,10 @@ static void drain_wait(struct mlx5sp_ib_dev *dev, struct ib_cq *ibcq,
 		return;
 	}
 	if (mlx5sp_dev_dead(dev->mdev))
-		fatal_kick_cq(&cq->mcq);
+		fatal_kick_cq(cq);
 	while (!wait_for_completion_timeout(&d->done, HZ))
 		if (mlx5sp_dev_dead(dev->mdev))
-			fatal_kick_cq(&cq->mcq);
+			fatal_kick_cq(cq);
 }
 
 /* QP to ERR; on a dead device the command "succeeds" (destroy semantics). */

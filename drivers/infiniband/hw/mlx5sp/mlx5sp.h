@@ -294,8 +294,8 @@ int mlx5sp_core_srq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
 void mlx5sp_core_srq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_qp *srq);
 void mlx5sp_set_event_listener(struct mlx5sp_dev *dev,
 			       const struct mlx5sp_event_listener *l);
-void mlx5sp_core_cq_each(struct mlx5sp_dev *dev,
-			 void (*fn)(struct mlx5sp_core_cq *cq));
+void mlx5sp_core_qp_each(struct mlx5sp_dev *dev,
+			 void (*fn)(struct mlx5sp_core_qp *qp));
 void mlx5sp_notify_fatal(struct mlx5sp_dev *dev);
 
 /* pages.c */
