@@ -39,7 +39,11 @@ static void eq_update_ci(struct mlx5sp_eq *eq, bool arm)
 	mlx5sp_wr32(dev, off, (eq->eqn << 24) | (eq->cons_index & 0xffffff));
 }
 
-static bool cq_comp(struct mlx5sp_dev *dev, u32 cqn)
+/*
+ * A CQ, QP or SRQ found by number is held while its handler runs: its
+ * remove drops the table's reference and waits for the last put.
+ */
+static struct mlx5sp_core_cq *core_cq_get(struct mlx5sp_dev *dev, u32 cqn)
 {
 	struct mlx5sp_core_cq *cq;
 	unsigned long flags;
@@ -49,24 +53,49 @@ static bool cq_comp(struct mlx5sp_dev *dev, u32 cqn)
 	if (cq)
 		refcount_inc(&cq->refcount);
 	xa_unlock_irqrestore(&dev->cq_table, flags);
+	return cq;
+}
+
+static void core_cq_put(struct mlx5sp_core_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+}
+
+static struct mlx5sp_core_qp *core_qp_get(struct xarray *table, u32 qpn)
+{
+	struct mlx5sp_core_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(table, flags);
+	qp = xa_load(table, qpn);
+	if (qp)
+		refcount_inc(&qp->refcount);
+	xa_unlock_irqrestore(table, flags);
+	return qp;
+}
+
+static void core_qp_put(struct mlx5sp_core_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcount))
+		complete(&qp->free);
+}
+
+static bool cq_comp(struct mlx5sp_dev *dev, u32 cqn)
+{
+	struct mlx5sp_core_cq *cq = core_cq_get(dev, cqn);
+
 	if (!cq)
 		return false;
 	cq->comp(cq);
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
+	core_cq_put(cq);
 	return true;
 }
 
 static void cq_event(struct mlx5sp_dev *dev, u32 cqn, u8 type)
 {
-	struct mlx5sp_core_cq *cq;
-	unsigned long flags;
+	struct mlx5sp_core_cq *cq = core_cq_get(dev, cqn);
 
-	xa_lock_irqsave(&dev->cq_table, flags);
-	cq = xa_load(&dev->cq_table, cqn);
-	if (cq)
-		refcount_inc(&cq->refcount);
-	xa_unlock_irqrestore(&dev->cq_table, flags);
 	if (!cq) {
 		dev_warn_ratelimited(dev->dma_dev, "%s: event 0x%x for unknown CQ 0x%x\n",
 				     dev->name, type, cqn);
@@ -74,8 +103,7 @@ static void cq_event(struct mlx5sp_dev *dev, u32 cqn, u8 type)
 	}
 	if (cq->event)
 		cq->event(cq, type);
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
+	core_cq_put(cq);
 }
 
 static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
@@ -85,7 +113,6 @@ static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 		   eqe->type == MLX5_EVENT_TYPE_SRQ_CATAS_ERROR;
 	struct xarray *table = srq ? &dev->srq_table : &dev->qp_table;
 	struct mlx5sp_core_qp *qp;
-	unsigned long flags;
 
 	if (eqe->data.qp_srq.type !=
 	    (srq ? MLX5SP_EVENT_QUEUE_TYPE_SRQ : MLX5_EVENT_QUEUE_TYPE_QP)) {
@@ -93,11 +120,7 @@ static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 				     dev->name, eqe->type, eqe->data.qp_srq.type);
 		return;
 	}
-	xa_lock_irqsave(table, flags);
-	qp = xa_load(table, qpn);
-	if (qp)
-		refcount_inc(&qp->refcount);
-	xa_unlock_irqrestore(table, flags);
+	qp = core_qp_get(table, qpn);
 	if (!qp) {
 		dev_dbg_ratelimited(dev->dma_dev, "%s: event 0x%x for unknown QP 0x%x\n",
 				    dev->name, eqe->type, qpn);
@@ -105,8 +128,7 @@ static void qp_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	}
 	if (qp->event)
 		qp->event(qp, eqe->type);
-	if (refcount_dec_and_test(&qp->refcount))
-		complete(&qp->free);
+	core_qp_put(qp);
 }
 
 static void port_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
@@ -416,8 +438,7 @@ int mlx5sp_core_cq_insert(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
 void mlx5sp_core_cq_remove(struct mlx5sp_dev *dev, struct mlx5sp_core_cq *cq)
 {
 	xa_erase_irq(&dev->cq_table, cq->cqn);
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
+	core_cq_put(cq);
 	wait_for_completion(&cq->free);
 }
 
@@ -434,8 +455,7 @@ static int core_qp_table_insert(struct mlx5sp_dev *dev, struct xarray *xa,
 static void core_qp_table_remove(struct xarray *xa, struct mlx5sp_core_qp *qp)
 {
 	xa_erase_irq(xa, qp->qpn);
-	if (refcount_dec_and_test(&qp->refcount))
-		complete(&qp->free);
+	core_qp_put(qp);
 	wait_for_completion(&qp->free);
 }
 
@@ -504,8 +524,7 @@ void mlx5sp_core_qp_each(struct mlx5sp_dev *dev,
 		if (!qp)
 			return;
 		fn(qp);
-		if (refcount_dec_and_test(&qp->refcount))
-			complete(&qp->free);
+		core_qp_put(qp);
 		idx++;
 	}
 }
