@@ -47,13 +47,18 @@ two_ports() {
 # need_mod MODULE [PARAM=VALUE...]: loaded, built into this kernel, or
 # (the debug kernel has no /lib/modules tree for modprobe to read) loaded
 # with its dependencies from the build tree of the debug kernel this VM
-# runs (tests/kernel/build names it).
+# runs (tests/kernel/build names it, once: under the debug kernel each of
+# its runs costs seconds, and a ULP pulls in a dozen modules).
+need_mod_kdir=
 need_mod() {
-	local name=$1 kdir ko d
+	local name=$1 ko d
 	modprobe "$@" 2>/dev/null && return 0
 	[ -d "/sys/module/${name//-/_}" ] && return 0
-	if [ "${MLX5SP_KERNEL:-}" = debug ] &&
-	   kdir=$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null); then
+	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -z "$need_mod_kdir" ]; then
+		need_mod_kdir=$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null) || need_mod_kdir=
+	fi
+	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -n "$need_mod_kdir" ]; then
+		local kdir=$need_mod_kdir
 		ko=$(sed -n "s#^\(.*/${name}\)\.o\$#\1.ko#p; s#^\(.*/${name//-/_}\)\.o\$#\1.ko#p" \
 			"$kdir/modules.order" | head -n1)
 		shift
