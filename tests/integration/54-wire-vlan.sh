@@ -45,13 +45,11 @@ done
 ok "pingpongs and rping over VLAN 10: $(($(date +%s) - t0)) s"
 
 wire_capture_check $((iters * 4))
-ts="tshark --disable-heuristic rpcrdma_infiniband"
-count() { $ts -r "$cap" -Y "$1" 2>/dev/null | wc -l; }
-all=$(count "infiniband")
-tagged=$(count "vlan.id == 10 && infiniband")
+all=$(wire_count ib)
+tagged=$(wire_count "ib && vid == 10")
 [ "$all" -gt 0 ] && [ "$tagged" = "$all" ] || die "tshark: $tagged of $all RoCE frames tagged VLAN 10"
-rc3=$(count "vlan.priority == 3 && ip.src == $ipa && infiniband.bth.opcode < 0x20")
-ud5=$(count "vlan.priority == 5 && ip.src == $ipa && infiniband.bth.opcode == 0x64")
+rc3=$(wire_count "ib && pcp == 3 && src == \"$ipa\" && op >= 0 && op < 32")
+ud5=$(wire_count "ib && pcp == 5 && src == \"$ipa\" && op == 100")
 # rc_pingpong: $iters messages of 5 packets from the model as client
 [ "$rc3" -ge $((iters * 5)) ] || die "tshark: $rc3 model RC frames with PCP 3"
 [ "$ud5" -ge "$iters" ] || die "tshark: $ud5 model UD frames with PCP 5"

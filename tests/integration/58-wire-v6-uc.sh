@@ -63,20 +63,15 @@ ok "wire_uc.py: $(($(date +%s) - t0)) s"
 /usr/bin/python3 "$here/wire_ud_grh.py" sp0 $gs6 rxe0 $gr6 ||
 	die "wire_ud_grh.py (IPv6)"
 
-sleep 1
-kill "$tpid"
-wait "$tpid" 2>/dev/null || true
-tpid=
+wire_capture_stop -o udp.ignore_ipv6_zero_checksum:TRUE
 wire_counters_zero rx_bad_icrc rx_bad_hdr rx_not_ours rx_no_qp uc_msgs_dropped tx_dropped
 
-topt="-o udp.ignore_ipv6_zero_checksum:TRUE"
-# shellcheck disable=SC2086
-bad=$(tshark $topt -r "$cap" -Y '_ws.malformed || _ws.expert.severity >= error' 2>/dev/null | head -n 20)
-[ -z "$bad" ] || { echo "$bad"; die "tshark: malformed packets or errors"; }
-# shellcheck disable=SC2086
-n6=$(tshark $topt -r "$cap" -Y 'ipv6 && infiniband' 2>/dev/null | wc -l)
-# shellcheck disable=SC2086
-nuc=$(tshark $topt -r "$cap" -Y 'infiniband.bth.opcode >= 0x20 && infiniband.bth.opcode <= 0x2b' 2>/dev/null | wc -l)
+if [ "$(wire_count bad)" != 0 ]; then
+	wire_frames bad | head -n 20
+	die "tshark: malformed packets or errors"
+fi
+n6=$(wire_count 'ib && src6 != ""')
+nuc=$(wire_count 'ib && op >= 32 && op <= 43')
 # 8 KiB UC messages in 1 KiB packets: 8 packets per message
 [ "$n6" -ge $((iters * 8)) ] || die "tshark: only $n6 IPv6 RoCEv2 packets"
 [ "$nuc" -ge $((iters * 2 * 4 * 8)) ] || die "tshark: only $nuc UC packets"

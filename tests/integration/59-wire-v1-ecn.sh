@@ -79,7 +79,8 @@ ok "RoCE v1 pingpongs: $(($(date +%s) - t0)) s"
 # address handle in the receiver's GRH, both ends the model
 /usr/bin/python3 "$(dirname "$(readlink -f "$0")")/wire_ud_grh.py" sp0 $gs1 sp1 $gr1 ||
 	die "wire_ud_grh.py (RoCE v1)"
-n1=$(tshark -r "$cap" -Y 'eth.type == 0x8915 && infiniband' 2>/dev/null | wc -l)
+wire_capture_stop
+n1=$(wire_count 'ib && etype == "0x8915"')
 # 5 packets a message and its ACK, each way, both servers
 [ "$n1" -ge $((iters * 4 * 5)) ] || die "tshark: only $n1 RoCE v1 packets"
 ok "tshark: $n1 RoCE v1 (ethertype 0x8915) packets"
@@ -125,7 +126,8 @@ dropped=$(netem_dropped)
 # must have arrived marked, else some were not ECN-capable
 [ "$dropped" = "$marked" ] || die "netem dropped $dropped RoCE packets, $marked arrived marked"
 ok "sp0: $marked CE marks (netem: $dropped), $sent CNPs sent; sp1: $handled handled"
-ncnp=$(tshark -r "$cap" -Y 'infiniband.bth.opcode == 0x81' 2>/dev/null | wc -l)
+wire_capture_stop
+ncnp=$(wire_count 'ib && op == 129')
 [ "$ncnp" -gt 0 ] || die "tshark: no CNP in the capture"
 ok "tshark: $ncnp CNPs"
 wire_capture_check $((iters * 5)) "$ipa" --want v4-model-rc v4-peer-rc v4-model-cnp

@@ -76,12 +76,13 @@ wire_cleanup() {
 
 # wire_setup MARK: load, the pair, the two devices
 wire_setup() {
-	trap wire_cleanup EXIT
-	# the debug kernel has no veth: the wire is a stock-kernel test
+	# the debug kernel has no veth: the wire is a stock-kernel test (said
+	# before the clean-up trap: its commands cost seconds there)
 	if ! modprobe veth 2>/dev/null; then
 		echo "SKIP: no veth in this kernel"
 		exit 77
 	fi
+	trap wire_cleanup EXIT
 	load
 	loaded=1
 	modprobe rdma_rxe
@@ -230,32 +231,64 @@ wire_capture_start() {
 	[ -s "$cap" ] || die "dumpcap: $(cat "$work/dumpcap.log")"
 }
 
-# wire_capture_check MIN [MODEL-ADDR... --want KEY...]: stop the capture;
-# tshark's InfiniBand (RoCE) dissector reads it without a malformed packet
-# or an expert error and finds at least MIN RoCEv2 packets, and the ICRC
-# of every one is recomputed (wire_icrc.py: by default the model is $ipa
-# and both sides must have sent)
-wire_capture_check() {
-	local min=$1 bad n
-	shift
-	[ $# -gt 0 ] || set -- "$ipa" --want v4-model v4-peer
-	# tshark 4.0's RPC-over-RDMA heuristic takes any SEND payload and
-	# throws on one shorter than its header (perftest -R's 4-byte
-	# synchronisation SENDs, rxe's as the model's): "Malformed Packet:
-	# RPCoRDMA"; none of these captures is RPC over RDMA
-	local ts="tshark --disable-heuristic rpcrdma_infiniband"
+# wire_capture_stop [TSHARK-OPTION...]: stop the capture, and read it with
+# tshark once into $fields, a line per frame: its expert severities, the
+# protocols, eth.type, VLAN id and priority, IPv4 and IPv6 source, BTH
+# opcode (decimal). wire_count and wire_capture_check read that table: each
+# tshark run costs seconds under TCG. tshark 4.0's RPC-over-RDMA heuristic
+# takes any SEND payload and throws on one shorter than its header
+# (perftest -R's 4-byte synchronisation SENDs, rxe's as the model's):
+# "Malformed Packet: RPCoRDMA"; none of these captures is RPC over RDMA.
+wire_capture_stop() {
+	[ -n "${tpid:-}" ] || return 0
 	sleep 1
 	kill "$tpid"
 	wait "$tpid" 2>/dev/null || true
 	tpid=
-	bad=$($ts -r "$cap" -Y '_ws.malformed || _ws.expert.severity >= error' 2>/dev/null | head -n 20)
-	if [ -n "$bad" ]; then
-		echo "$bad"
+	fields=$work/fields.tsv
+	tshark --disable-heuristic rpcrdma_infiniband "$@" -r "$cap" -T fields \
+		-E separator=/t -E occurrence=a -E aggregator=, \
+		-e frame.number -e _ws.expert.severity -e frame.protocols -e eth.type \
+		-e vlan.id -e vlan.priority -e ip.src -e ipv6.src -e infiniband.bth.opcode \
+		>"$fields" 2>"$work/tshark.log" ||
+		die "tshark -r $cap: $(tail -n 5 "$work/tshark.log")"
+}
+
+# wire_frames CONDITION: the frames of the stopped capture that meet the
+# awk CONDITION, over ib (a RoCE frame: tshark's InfiniBand dissector read
+# it), bad (malformed, or an expert error), etype (eth.type, "0x8915"), vid
+# and pcp (VLAN id and priority), src, src6 (IP sources) and op (BTH
+# opcode, a number); wire_count CONDITION: how many.
+wire_frames() {
+	awk -F'\t' "{
+		n_sev = split(\$2, sev, \",\"); bad = \$3 ~ /_ws\\.malformed/
+		for (i = 1; i <= n_sev; i++) if (sev[i] + 0 >= 8388608) bad = 1
+		ib = \$3 ~ /:infiniband(:|\$)/
+		etype = \$4; vid = \$5; pcp = \$6; src = \$7; src6 = \$8
+		op = \$9 == \"\" ? -1 : \$9 + 0
+	}
+	$1" "$fields"
+}
+wire_count() { wire_frames "$1" | wc -l; }
+
+# wire_capture_check MIN [MODEL-ADDR... --want KEY...]: stop the capture
+# (wire_capture_stop, unless the test did); tshark's InfiniBand (RoCE)
+# dissector reads it without a malformed packet or an expert error and
+# finds at least MIN RoCEv2 packets, and the ICRC of every one is
+# recomputed (wire_icrc.py: by default the model is $ipa and both sides
+# must have sent)
+wire_capture_check() {
+	local min=$1 n
+	shift
+	[ $# -gt 0 ] || set -- "$ipa" --want v4-model v4-peer
+	wire_capture_stop
+	if [ "$(wire_count bad)" != 0 ]; then
+		wire_frames bad | head -n 20
 		# the capture, for a look: the VM run's results directory
 		[ -n "${MLX5SP_RESULTS:-}" ] && cp "$cap" "$MLX5SP_RESULTS/"
 		die "tshark: malformed packets or errors"
 	fi
-	n=$($ts -r "$cap" -Y 'infiniband' 2>/dev/null | wc -l)
+	n=$(wire_count ib)
 	[ "$n" -ge "$min" ] || die "tshark: only $n InfiniBand packets (want $min)"
 	ok "tshark: $n RoCE packets, none malformed, no expert error"
 
