@@ -8,7 +8,8 @@ SUITE_DIR is a gunzipped copy of /usr/share/doc/rdma-core/tests (its parent
 holds the package "tests"); MODULE is e.g. test_qp. Options after OUT are the
 suite's own (--dev, --port, --gid ...). OUT gets one line per test:
 "<test id>\t<ok|skip|fail|error>[\t<reason>]". The unittest log goes to
-stderr. Exits 0 when nothing failed or errored.
+stderr. Exits 0 when nothing failed or errored. RUNNER_ONLY_TESTS=FILE: run
+only the tests whose ids FILE lists, one a line.
 
 The suite's own run_tests.py prints only counts; the comparison with rxe
 needs the outcome of each test, hence this small runner over the same
@@ -54,6 +55,14 @@ class RecordingResult(unittest.TextTestResult):
         self._note(test, 'fail', 'unexpected success')
 
 
+def flatten(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from flatten(t)
+        else:
+            yield t
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
@@ -65,6 +74,12 @@ def main():
     parser.parse_args()
     mod = importlib.import_module('tests.' + module)
     suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
+    only = os.environ.get('RUNNER_ONLY_TESTS')
+    if only:
+        with open(only) as f:
+            wanted = {line.strip() for line in f if line.strip()}
+        suite = unittest.TestSuite(t for t in flatten(suite)
+                                   if t.id() in wanted)
     runner = unittest.TextTestRunner(verbosity=2, resultclass=RecordingResult)
     result = runner.run(suite)
     with open(out, 'w') as f:
