@@ -18,6 +18,8 @@ KDIR ?= $(STOCK_KDIR)
 SETUP ?= $(TOP)/scripts/setup
 SRC := drivers/infiniband/hw/mlx5sp
 INSTALL_MOD_DIR ?= updates
+# Kernel module builds run one job per CPU (make test's build stage).
+JOBS ?= $(shell nproc)
 
 .PHONY: all kdir-check modules userspace userprogs bench setup debug-kernel debug-modules \
 	check test kunit vm-test stock-test demo fuzz stress faults install install-userspace deb deb-test clean
@@ -33,7 +35,7 @@ kdir-check: setup
 		{ echo "mlx5sp: no kernel build tree (KDIR='$(KDIR)'): install linux-headers-6.12-amd64 (scripts/setup) or pass KDIR=" >&2; exit 1; }
 
 modules: kdir-check
-	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 -j$(JOBS) modules
 
 # libmlx5sp, its example and man page (userspace/), built in .build/userspace.
 userspace: setup

@@ -18,9 +18,9 @@
 # RDMA READs in flight and the last 16 SENDs, ERR and disconnect at once;
 # CM_RUNS runs of it too.
 # shellcheck source=tests/integration/lib.bash
-. "$(dirname "$(readlink -f "$0")")/lib.bash"
+. "$(dirname "$(readlink -f "$0")")/../lib.bash"
 # shellcheck source=tests/integration/ulp.bash
-. "$(dirname "$(readlink -f "$0")")/ulp.bash"
+. "$(dirname "$(readlink -f "$0")")/../ulp.bash"
 
 # The debug kernel (KASAN, lockdep) runs a tenth of the rounds: the same
 # paths, in the time make test has.

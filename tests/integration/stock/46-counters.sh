@@ -9,9 +9,9 @@
 # and `rdma -r resource show qp` show the driver's fields and the firmware
 # context; the example read target's 4 bad-PI READs raise 4 SQ_DRAINED
 # events, counted as sq_drained.
-. "$(dirname "$(readlink -f "$0")")/lib.bash"
+. "$(dirname "$(readlink -f "$0")")/../lib.bash"
 # shellcheck source=tests/integration/ulp.bash
-. "$(dirname "$(readlink -f "$0")")/ulp.bash"
+. "$(dirname "$(readlink -f "$0")")/../ulp.bash"
 
 checks=0
 ok() { checks=$((checks + 1)); echo "ok   $*"; }

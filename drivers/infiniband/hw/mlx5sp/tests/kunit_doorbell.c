@@ -11,7 +11,8 @@
  * model's per-pass budget) on the first in one call and at once moves the
  * first: every message arrives whole, in order, and (while the QP keeps
  * its completions: ERR, SQD) every SEND completes successfully. DB_ROUNDS
- * rounds, so that it cannot pass by the engine happening to be quick.
+ * rounds, each count of SENDs twice, so that it cannot pass by the engine
+ * happening to be quick.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -19,8 +20,8 @@
 
 #include "kunit_ulp.h"
 
-#define DB_ROUNDS	200
 #define DB_MAX		48
+#define DB_ROUNDS	(2 * DB_MAX)
 #define DB_MSG		64
 
 enum db_how {
