@@ -170,12 +170,18 @@ nvme_up() {
 ios() { awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat"; }
 
 # trace_on EVENT...: an empty trace buffer and mlx5sp's EVENTs on;
-# trace_off: all of them off again. Without record-cmd: with it, enabling
-# an event also hooks sched_wakeup and sched_switch to record task names,
-# which patches the scheduler's wake-up path while every CPU runs it, and
-# QEMU's TCG once ran a stale int3 of that patch (an "Oops: int3" in
-# ttwu_do_activate during 80-nvmeof's disconnect, the CI rehearsal of
-# 08ce82d). The tests read only the events' own fields.
+# trace_off: all of them off again; trace_clear: the buffer emptied.
+# Switching an event on or off patches its call sites (a static key: an
+# int3 first, then the new instruction), and QEMU's TCG can run a stale
+# int3 of that patch on another vCPU: "Oops: int3" in cmd_trace while
+# 80-nvmeof's trace_off ran beside nvmet's queue release (a clean-clone
+# rehearsal of cf2dea7). So a test switches events only while no device
+# exists (before the first rdma link add, after the last delete) and
+# clears the buffer in between. Without record-cmd for the same reason:
+# with it, enabling an event also hooks sched_wakeup and sched_switch,
+# which patches the scheduler's wake-up path while every CPU runs it (an
+# "Oops: int3" in ttwu_do_activate, the rehearsal of 08ce82d). The tests
+# read only the events' own fields.
 tracefs=/sys/kernel/tracing
 trace_on() {
 	local e
@@ -187,6 +193,7 @@ trace_on() {
 	done
 }
 trace_off() { echo 0 >"$tracefs/events/mlx5sp/enable"; }
+trace_clear() { : >"$tracefs/trace"; }
 
 # wait_for SECS CMD...: CMD succeeds within SECS seconds (polled).
 wait_for() {

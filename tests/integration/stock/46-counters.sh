@@ -23,10 +23,10 @@ mark counters
 ip link add cxd0 type dummy
 ip link set cxd0 up
 # the bring-up's firmware commands in the trace (mlx5sp:mlx5sp_cmd), in
-# the order a ConnectX needs them, each answered with status 0
+# the order a ConnectX needs them, each answered with status 0 (the event
+# on while no device exists, off after the delete: trace_on says why)
 trace_on mlx5sp_cmd
 rdma link add $dev type mlx5sp netdev cxd0 || die "rdma link add $dev"
-trace_off
 wait_gid $dev
 seq=$(sed -n 's/.*mlx5sp_cmd: [^ ]* \([A-Z_0-9]*\)(0x[0-9a-f]*) op_mod 0x[0-9a-f]* status 0x0 syndrome 0x0 err 0 .*/\1/p' \
 	"$tracefs/trace" | awk '!seen[$0]++' | tr '\n' ' ')
@@ -93,6 +93,7 @@ fi
 ok "no counter or query command failed"
 
 timeout 60 rdma link delete $dev || die "rdma link delete $dev"
+trace_off
 ip link del cxd0
 unload
 echo "46-counters: $checks checks passed"
