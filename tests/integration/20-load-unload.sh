@@ -1,10 +1,11 @@
 #!/bin/bash
 # Load, bring up two devices, remove them, unload: LOAD_CYCLES times over
-# (5; each cycle is about 10 s under the debug kernel, and make stress's
-# 49-load removes devices and unloads the modules under load).
+# (3; a cycle takes about 15 s under the debug kernel, and 49-load removes
+# devices and unloads the modules under load). Also the debug kernel's
+# two-device bring-up (the stock kernel runs stock/10-two-devices.sh).
 . "$(dirname "$0")/lib.bash"
 
-cycles=${LOAD_CYCLES:-5}
+cycles=${LOAD_CYCLES:-3}
 mark load-unload
 for _ in $(seq 1 "$cycles"); do
 	load

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Two model devices come up, report firmware version and caps, go away clean.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/../lib.bash"
 
 load
 mark two-devices
