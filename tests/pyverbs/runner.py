@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Run one module of rdma-core's test suite and record every test's outcome.
+"""Run modules of rdma-core's test suite and record every test's outcome.
 
-usage: /usr/bin/python3 runner.py SUITE_DIR MODULE OUT.tsv --dev DEV [...]
+usage: /usr/bin/python3 runner.py SUITE_DIR MODULE[,MODULE...] OUT.tsv --dev DEV [...]
 
 SUITE_DIR is a gunzipped copy of /usr/share/doc/rdma-core/tests (its parent
-holds the package "tests"); MODULE is e.g. test_qp. Options after OUT are the
-suite's own (--dev, --port, --gid ...). OUT gets one line per test:
+holds the package "tests"); MODULE is e.g. test_qp, several in one process
+(as the suite's own run_tests.py runs them: under TCG each python started
+costs seconds) separated by commas. Options after OUT are the suite's own
+(--dev, --port, --gid ...). OUT gets one line per test, written as each
+ends (what ran before a crash stays):
 "<test id>\t<ok|skip|fail|error>[\t<reason>]". The unittest log goes to
 stderr. Exits 0 when nothing failed or errored. RUNNER_ONLY_TESTS=FILE: run
 only the tests whose ids FILE lists, one a line.
@@ -22,13 +25,12 @@ import unittest
 
 
 class RecordingResult(unittest.TextTestResult):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.outcomes = []
+    sink = None
 
     def _note(self, test, outcome, reason=''):
         reason = ' '.join(str(reason).split())[:200]
-        self.outcomes.append((test.id(), outcome, reason))
+        self.sink.write(f'{test.id()}\t{outcome}\t{reason}\n')
+        self.sink.flush()
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -66,25 +68,27 @@ def flatten(suite):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    suite_dir, module, out = sys.argv[1:4]
+    suite_dir, modules, out = sys.argv[1:4]
     sys.argv[1:] = sys.argv[4:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(suite_dir)))
     sys.path.insert(0, os.path.abspath(suite_dir))
     from args_parser import parser
     parser.parse_args()
-    mod = importlib.import_module('tests.' + module)
-    suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
+    suite = unittest.TestSuite()
+    for module in modules.split(','):
+        mod = importlib.import_module('tests.' + module)
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromModule(mod))
     only = os.environ.get('RUNNER_ONLY_TESTS')
     if only:
         with open(only) as f:
             wanted = {line.strip() for line in f if line.strip()}
         suite = unittest.TestSuite(t for t in flatten(suite)
                                    if t.id() in wanted)
-    runner = unittest.TextTestRunner(verbosity=2, resultclass=RecordingResult)
-    result = runner.run(suite)
-    with open(out, 'w') as f:
-        for test_id, outcome, reason in result.outcomes:
-            f.write(f'{test_id}\t{outcome}\t{reason}\n')
+    with open(out, 'w') as sink:
+        RecordingResult.sink = sink
+        runner = unittest.TextTestRunner(verbosity=2,
+                                         resultclass=RecordingResult)
+        result = runner.run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)
 
 
