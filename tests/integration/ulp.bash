@@ -51,14 +51,12 @@ two_ports() {
 # its runs costs seconds, and a ULP pulls in a dozen modules).
 need_mod_kdir=
 need_mod() {
-	local name=$1 ko d
+	local name=$1 kdir ko d
 	modprobe "$@" 2>/dev/null && return 0
 	[ -d "/sys/module/${name//-/_}" ] && return 0
-	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -z "$need_mod_kdir" ]; then
-		need_mod_kdir=$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null) || need_mod_kdir=
-	fi
-	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -n "$need_mod_kdir" ]; then
-		local kdir=$need_mod_kdir
+	if [ "${MLX5SP_KERNEL:-}" = debug ] &&
+	   kdir=${need_mod_kdir:-$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null)}; then
+		need_mod_kdir=$kdir
 		ko=$(sed -n "s#^\(.*/${name}\)\.o\$#\1.ko#p; s#^\(.*/${name//-/_}\)\.o\$#\1.ko#p" \
 			"$kdir/modules.order" | head -n1)
 		shift

@@ -260,14 +260,14 @@ wire_capture_stop() {
 # and pcp (VLAN id and priority), src, src6 (IP sources) and op (BTH
 # opcode, a number); wire_count CONDITION: how many.
 wire_frames() {
-	awk -F'\t' "{
-		n_sev = split(\$2, sev, \",\"); bad = \$3 ~ /_ws\\.malformed/
+	awk -F'\t' '{
+		n_sev = split($2, sev, ","); bad = $3 ~ /_ws\.malformed/
 		for (i = 1; i <= n_sev; i++) if (sev[i] + 0 >= 8388608) bad = 1
-		ib = \$3 ~ /:infiniband(:|\$)/
-		etype = \$4; vid = \$5; pcp = \$6; src = \$7; src6 = \$8
-		op = \$9 == \"\" ? -1 : \$9 + 0
+		ib = $3 ~ /:infiniband(:|$)/
+		etype = $4; vid = $5; pcp = $6; src = $7; src6 = $8
+		op = $9 == "" ? -1 : $9 + 0
 	}
-	$1" "$fields"
+	'"$1" "$fields"
 }
 wire_count() { wire_frames "$1" | wc -l; }
 
