@@ -188,8 +188,10 @@ stress: modules debug-modules userprogs
 # Allocation and command failure at every step, the long form of
 # 48-fail-nth (scripts/faults): every create path, the device's bring-up
 # (rdma link add) too, with its n-th allocation and n-th firmware command
-# failing for every n, in one debug-kernel VM. FAULTS_ARGS go to
-# scripts/faults (--results DIR).
+# failing for every n, in one debug-kernel VM (the bring-up's 6600
+# allocation sites at every 25th n, or every n of a range). FAULTS_ARGS go
+# to scripts/faults (--results DIR, --link-stride S, --link-from N,
+# --link-to M, --link-only).
 faults: debug-modules userprogs
 	@$(TOP)/scripts/faults $(FAULTS_ARGS)
 

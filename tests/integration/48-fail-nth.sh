@@ -13,10 +13,12 @@
 # path's allocation failures: a device bring-up reaches well over a
 # thousand fault sites, each a bring-up and teardown of seconds on the
 # debug kernel; it runs every 3rd of its failing firmware commands.
-# FAILNTH_LONG=1 (make faults) runs everything at every n but the
-# bring-up's allocation failures: more than 5000 sites (one run at every
-# 37th n found no end below 5000), tried at every FAILNTH_LINK_STRIDE-th
-# (25) up to 20000.
+# FAILNTH_LONG=1 (make faults) counts the sites of each path (fail_nth
+# --count), then runs everything at every n but the bring-up's allocation
+# failures: some 6600 sites, seconds each, tried at every
+# FAILNTH_LINK_STRIDE-th (25) n from FAILNTH_LINK_FROM (1) to
+# FAILNTH_LINK_MAX (20000); FAILNTH_LINK_ONLY=1 runs that part alone (a
+# campaign at every n runs it in ranges, one VM each).
 # FAILNTH_ARGS go to the program (--paths, --modes ...) instead.
 # Prints a "campaign: fail-nth ..." line with the figures.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -60,9 +62,14 @@ if [ -n "${FAILNTH_ARGS:-}" ]; then
 	# shellcheck disable=SC2086 # a list of options
 	run $FAILNTH_ARGS
 elif [ "${FAILNTH_LONG:-0}" = 1 ]; then
-	run --paths ctx,pd,mr,cq,srq,qp,ud-qp,sig-qp,mkey,psv,devx,umem
-	run --paths link --modes cmd
-	run --paths link --modes alloc --max 20000 \
+	# how long the campaign is: the sites each create reaches
+	run --count
+	if [ "${FAILNTH_LINK_ONLY:-0}" != 1 ]; then
+		run --paths ctx,pd,mr,cq,srq,qp,ud-qp,sig-qp,mkey,psv,devx,umem
+		run --paths link --modes cmd
+	fi
+	run --paths link --modes alloc --from "${FAILNTH_LINK_FROM:-1}" \
+		--max "${FAILNTH_LINK_MAX:-20000}" \
 		--link-stride "${FAILNTH_LINK_STRIDE:-25}"
 else
 	run --paths ctx,pd,mr,cq,srq,qp,ud-qp,sig-qp,mkey,psv,devx,umem

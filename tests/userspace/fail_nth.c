@@ -21,9 +21,14 @@
  *
  * usage: fail_nth DEV [--modes alloc,cmd] [--paths p,q,...] [--max N]
  *                     [--stride N] [--link-stride N] [--netdev NETDEV]
+ *                     [--from N] [--count]
  * --stride S tries n = 1, 1+S, 1+2S, ... until one the create does not
  * reach; --link-stride the same for the link path alone (the short form's
  * sampling of its longest path).
+ * --from N starts at n = N: with --max, one part of a campaign too long
+ * for one run (not reaching the end of the path is then no failure).
+ * --count runs each path's create once with nothing failing and prints the
+ * fault sites it reached and the time it took (how long a campaign is).
  * The link path needs --netdev; it creates and deletes DEV-f (a name of
  * its own). The kernel's memory leak detector is the caller's to run.
  */
@@ -61,7 +66,8 @@ static struct ibv_pd *Bpd;
 static struct ibv_cq *Bcq;
 static void *Bbuf;
 static int fail_nth_fd = -1;		/* this thread's fail-nth */
-static unsigned int max_n = 5000, stride = 1, link_stride;
+static unsigned int max_n = 5000, stride = 1, link_stride, from_n = 1;
+static int count_only;
 
 static void fatal(const char *fmt, ...)
 {
@@ -442,6 +448,58 @@ static int usable(void)
 	return ok;
 }
 
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * --count: how many fault-injection sites the path's create reaches with
+ * nothing failing (the n at which its alloc loop ends), and what a create
+ * and a destroy cost: the length of a campaign before it runs.
+ */
+#define COUNT_ARM	10000000u
+
+static void open_base(void);
+static int close_base(void);
+
+static void count_path(const struct path *p)
+{
+	struct timespec t0;
+	double tc, td;
+	char buf[16] = "";
+	void *obj;
+	int err;
+
+	open_base();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	task_arm(COUNT_ARM);
+	obj = p->create();
+	err = errno;
+	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
+		fatal("read fail-nth");
+	if (pwrite(fail_nth_fd, "0", 1, 0) != 1)
+		fatal("disarm fail-nth");
+	tc = secs_since(&t0);
+	if (!obj) {
+		check(0, "count %s: the create failed (%s)", p->name,
+		      strerror(err));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = p->destroy(obj);
+	td = secs_since(&t0);
+	check(!err, "count %s: %u fault sites, create %.3f s, destroy %.3f s",
+	      p->name, COUNT_ARM - (unsigned int)strtoul(buf, NULL, 10), tc,
+	      td);
+out:
+	if (close_base())
+		check(0, "count %s: the base context closed", p->name);
+}
+
 static void run_path(const struct path *p, enum mode m)
 {
 	unsigned int errs[MAX_ERRNO + 1] = {}, n, tried = 0, failed = 0;
@@ -457,7 +515,7 @@ static void run_path(const struct path *p, enum mode m)
 	objects(devname, start, sizeof(start));
 	open_base();
 	objects_no_uar(devname, before, sizeof(before));
-	for (n = 1; n <= max_n && !done; n++) {
+	for (n = from_n; n <= max_n && !done; n++) {
 		/* the short form samples: 1, 1+S, 1+2S, ... */
 		if ((n - 1) % (is_link && link_stride ? link_stride : stride))
 			continue;
@@ -537,9 +595,14 @@ static void run_path(const struct path *p, enum mode m)
 			memcpy(before, after, sizeof(before));
 		}
 	}
-	if (!done && !broken)
+	/* a range that stops short of the end is one part of a campaign */
+	if (!done && !broken && from_n == 1)
 		check(0, "%s %s: still failing at n=%u", p->name, mode_names[m],
 		      max_n);
+	if (!done && from_n > 1)
+		printf("range %s %s: n %u..%u all failed or absorbed, the path goes on\n",
+		       p->name, mode_names[m], from_n, max_n);
+	done |= from_n > 1;
 	if (close_base())
 		check(0, "%s %s: the path's context closed", p->name,
 		      mode_names[m]);
@@ -556,8 +619,8 @@ static void run_path(const struct path *p, enum mode m)
 					off ? ", " : "", strerrorname_np(err) ?: "?",
 					errs[err]);
 	check(done && !leaks && !broken && !bad,
-	      "path %s %s: n 1..%u (%u tried), %u failed (%s), %u succeeded over an injected failure, leaks %u, %.1f s",
-	      p->name, mode_names[m], n - 1, tried, failed, failed ? hist : "none",
+	      "path %s %s: n %u..%u (%u tried), %u failed (%s), %u succeeded over an injected failure, leaks %u, %.1f s",
+	      p->name, mode_names[m], from_n, n - 1, tried, failed, failed ? hist : "none",
 	      absorbed, leaks, (t1.tv_sec - t0.tv_sec) +
 	      (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
@@ -618,7 +681,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: fail_nth DEV [--modes alloc,cmd] [--paths P,...] [--max N] [--stride N] [--link-stride N] [--netdev NETDEV]\n");
+		fprintf(stderr, "usage: fail_nth DEV [--modes alloc,cmd] [--paths P,...] [--max N] [--stride N] [--link-stride N] [--netdev NETDEV] [--from N] [--count]\n");
 		return 2;
 	}
 	devname = argv[1];
@@ -626,12 +689,18 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < (unsigned int)argc ?
 					     argv[i + 1] : NULL;
 
+		if (!strcmp(a, "--count")) {
+			count_only = 1;
+			continue;
+		}
 		if (!v)
 			fatal("%s needs a value", a);
 		if (!strcmp(a, "--modes"))
 			modes = v;
 		else if (!strcmp(a, "--paths"))
 			plist = v;
+		else if (!strcmp(a, "--from"))
+			from_n = strtoul(v, NULL, 0) ?: 1;
 		else if (!strcmp(a, "--max"))
 			max_n = strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--stride"))
@@ -667,6 +736,10 @@ int main(int argc, char **argv)
 			continue;
 		if (paths[i].needs_netdev && !netdev) {
 			printf("SKIP: path %s needs --netdev\n", paths[i].name);
+			continue;
+		}
+		if (count_only) {
+			count_path(&paths[i]);
 			continue;
 		}
 		for (m = 0; m < NR_MODES; m++)
