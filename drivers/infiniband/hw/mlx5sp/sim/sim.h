@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Private state of a software ConnectX device.
+ * Private state of a software ConnectX device: the device, its firmware
+ * state and commands. The objects the data path works on have a header
+ * each: buf.h (queue buffers), mkey.h, cq.h, qp.h (QPs and SRQs), sgl.h
+ * (scatter lists and transfers), engine.h, counters.h (Q counters); the
+ * wire's are wire.h, signatures' sig.h.
  *
  * Lock order: sim_list_lock -> fw_lock -> eq_lock -> fault_lock/stats_lock.
  * eq_lock, reg_lock, fault_lock and stats_lock are taken with interrupts
@@ -38,7 +42,14 @@
 
 #include "mlx5sp_model.h"
 #include "mlx5sp_sim.h"
+#include "buf.h"
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
 #include "limits.h"
+#include "mkey.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sig.h"
 #include "syndromes.h"
 #include "wire.h"
@@ -70,7 +81,6 @@
 
 #define SIM_NUM_PORTS		1
 #define SIM_GID_TABLE_SIZE	256
-#define SIM_MAX_SGE		64	/* data segments a WQE may hold */
 #define SIM_LOG_MAX_WQ_SZ	15	/* log_max_qp_sz */
 #define SIM_LOG_MAX_CQ_SZ	22
 #define SIM_MAX_LOG_BUF_PAGE	18	/* log_page_size of QP/CQ buffers */
@@ -137,35 +147,6 @@ struct sim_eq {
 	bool armed;
 };
 
-/*
- * Memory the driver hands over by a page list (CQ and QP buffers): the
- * kernel address of each 4 KiB page, checked once at creation. Entries the
- * model reads or writes (CQEs, WQE basic blocks) are 64-byte aligned, so
- * none crosses a page.
- */
-struct sim_buf {
-	void **pages;			/* kernel address of each 4 KiB page */
-	u32 npages;
-	u32 offset;			/* bytes before the data in pages[0] */
-	u64 size;			/* bytes of data */
-	u8 log_page_size;		/* PRM: 4 KiB << log_page_size */
-	u8 page_offset;			/* PRM quantum: page size / 64 */
-};
-
-static inline void *sim_buf_at(const struct sim_buf *b, u64 off)
-{
-	off += b->offset;
-	return b->pages[off >> 12] + (off & (SZ_4K - 1));
-}
-
-enum sim_mkey_access {
-	SIM_ACC_LR	= BIT(0),
-	SIM_ACC_LW	= BIT(1),
-	SIM_ACC_RR	= BIT(2),
-	SIM_ACC_RW	= BIT(3),
-	SIM_ACC_A	= BIT(4),
-};
-
 /* Object kinds a DEVX uid may own (uctx.c). */
 enum sim_obj_type {
 	SIM_OBJ_PD,
@@ -176,246 +157,6 @@ enum sim_obj_type {
 	SIM_OBJ_PSV,
 	SIM_OBJ_UMEM,			/* kept in umems, not in owner[] */
 	SIM_OBJ_NR,
-};
-
-#define SIM_MKEY_MIN_SHIFT	12
-#define SIM_MKEY_MAX_SHIFT	30
-#define SIM_MKEY_MAX_MTT	BIT(22)
-#define SIM_MKEY_ANY_QP		0xffffff
-#define SIM_MTT_FLAGS		0x7ULL	/* read/write/present bits of an MTT */
-
-/*
- * One KLM of an indirect key: @len bytes at @va through the key @key. In a
- * repeat block (interleaved layout) an entry is also a stride: cycle c of
- * the block takes @len bytes at @va + c * @stride.
- */
-struct sim_klm {
-	u32 key;
-	u32 len;
-	u64 va;
-	u32 stride;
-};
-
-/* Mkey indexes below this one are the firmware's (0x400: repeat block op) */
-#define SIM_MKEY_FIRST		0x10
-
-/*
- * A memory key. The shape (index, access mode, translation capacity, PA
- * range) is fixed at CREATE_MKEY; a key created with umr_en may then be
- * changed by UMR WQEs of its own device, which run only in that device's
- * engine thread, and invalidated by a SEND with invalidate, which runs in
- * the requester's engine (maybe another device's). Writers take lock (a
- * leaf: under sq_lock or rq_lock) and write the state below seq and the
- * translations inside write_seqcount_begin/end; readers on any engine
- * read them with sim_mkey_snapshot() or a retry loop, locklessly.
- * A transfer racing a UMR of its key sees the old or the new mapping
- * (as on the card, a ULP bug), never memory that neither maps.
- * Freed after an RCU grace period once out of the table.
- */
-struct sim_mkey {
-	u32 index;
-	u16 uid;
-	u8 access_mode;			/* MLX5_MKC_ACCESS_MODE_PA/MTT/KLMS */
-	bool umr_en;			/* UMR may change it */
-	u32 octwords;			/* translations_octword_size */
-	u32 nmtt;			/* MTT capacity */
-	u64 *mtt;			/* page addresses, 0: not present */
-	u32 nklm;			/* KLM capacity */
-	struct sim_klm *klm;		/* KLMS: the list, by UMR */
-	struct list_head dead;		/* out of the table, to be freed */
-	struct rcu_head rcu;		/* DESTROY_MKEY frees it after readers */
-
-	spinlock_t lock;		/* serialises writers of the state below */
-	seqcount_spinlock_t seq;	/* readers of the state and translations */
-	u8 page_shift;			/* MTT entity size */
-	u8 variant;			/* mkey_7_0 */
-	u8 access;			/* SIM_ACC_* */
-	bool free;			/* no access: created free or invalidated */
-	bool len64;
-	bool en_rinval;
-	/*
-	 * A signature key: created with bsf_en (bsf_cap), given a BSF by a
-	 * UMR with MLX5_MKEY_MASK_BSF_EN (bsf_en, bsf). Its address space is
-	 * the wire domain: wire_len bytes from start (len is the memory
-	 * domain's, what its KLMs cover).
-	 */
-	bool bsf_cap;
-	bool bsf_en;
-	struct mlx5_bsf bsf;
-	u64 wire_len;
-	u8 sig_err_cnt;			/* mkc sig_err, by UMR EN_SIGERR */
-	/* KLMS: the KLMs are a repeat block of repeat_count cycles */
-	u32 repeat_count;		/* 0: a plain KLM list */
-	u32 cycle_bytes;		/* bytes of one cycle */
-	u32 pd;
-	u32 qpn;			/* 0xffffff: any QP; else a type 2 MW's */
-	u64 start;
-	u64 len;
-	u32 nklm_used;			/* KLMs of the current mapping */
-};
-
-/* The state of @mk that checks use, read consistently. */
-struct sim_mkey_state {
-	u8 page_shift;
-	u8 variant;
-	u8 access;
-	bool free;
-	bool len64;
-	bool en_rinval;
-	u32 pd;
-	u32 qpn;
-	u64 start;
-	u64 len;
-};
-
-static inline u32 sim_mkey_key(const struct sim_mkey *mk)
-{
-	return mk->index << 8 | mk->variant;
-}
-
-enum sim_cq_arm {
-	SIM_CQ_DISARMED,
-	SIM_CQ_ARMED_ANY,
-	SIM_CQ_ARMED_SOL,
-};
-
-struct sim_cq {
-	struct mlx5sp_sim *sim;
-	u32 cqn;
-	u16 uid;
-	u8 log_size;
-	u32 nent;
-	u32 uar;
-	u64 dbr_addr;
-	__be32 *dbr;			/* [0] consumer counter, [1] arm */
-	struct sim_buf buf;
-	bool oi;			/* overrun ignore */
-	atomic_t users;			/* QPs using it */
-	struct list_head dead;		/* out of the table, to be freed */
-	u64 db_arm;			/* arm doorbell not yet taken (xchg) */
-
-	spinlock_t lock;		/* protects everything below */
-	u32 eqn;
-	u16 cq_period;
-	u16 cq_max_count;
-	u32 pi;				/* producer counter (free running) */
-	u32 last_arm;			/* arm doorbell record last seen */
-	enum sim_cq_arm arm;
-	u32 arm_sn;
-	bool overrun;			/* stopped: CQ error raised */
-};
-
-/* A shared receive queue: freed after a grace period, like a CQ. */
-struct sim_srq {
-	struct mlx5sp_sim *sim;
-	u32 srqn;
-	u32 pd;
-	u8 log_size;
-	u8 stride_shift;		/* log2 bytes of a WQE */
-	u32 nent;
-	u64 dbr_addr;
-	__be32 *dbr;			/* [0]: WQEs posted (16 bits) */
-	struct sim_buf buf;
-	atomic_t users;			/* QPs using it */
-	struct list_head dead;		/* out of the table, to be freed */
-
-	spinlock_t lock;		/* protects everything below */
-	u16 head;			/* index of the next WQE to use */
-	u16 ci;				/* WQEs used (free running) */
-	u16 lwm;			/* limit watermark */
-	bool armed;			/* SRQ_RQ_LIMIT when below lwm */
-};
-
-/* Requester waits: RNR NAK timer or a retransmission timeout. */
-enum sim_sq_wait {
-	SIM_SQ_RUN,
-	SIM_SQ_WAIT_RNR,
-	SIM_SQ_WAIT_RETRY,
-	SIM_SQ_WAIT_ACK,		/* every ACK slot taken (sq.c) */
-};
-
-struct sim_sq_ack;
-
-struct sim_qp {
-	struct mlx5sp_sim *sim;
-	u32 qpn;
-	u16 uid;
-	u8 st;				/* MLX5_QP_ST_RC, _UD, _QP1 */
-	u32 pd;
-	struct sim_cq *scq;		/* NULL without an SQ */
-	struct sim_cq *rcq;		/* NULL without an RQ */
-	struct sim_srq *srq;		/* receives from an SRQ, or NULL */
-	struct sim_buf buf;		/* RQ first, SQ after */
-	u64 dbr_addr;
-	__be32 *dbr;			/* [MLX5_RCV_DBR], [MLX5_SND_DBR] */
-	u32 user_index;
-	u32 uar;
-	u32 sq_wqe_cnt;			/* basic blocks */
-	u32 sq_off;			/* byte offset of the SQ in buf */
-	u32 rq_wqe_cnt;
-	u8 rq_stride_shift;		/* log2 bytes of an RQ WQE */
-	u8 rq_type;
-	bool no_sq;
-	struct list_head dead;		/* out of the table, to be freed */
-
-	/*
-	 * The context as firmware keeps it, and its decoded view. Written by
-	 * commands holding sq_lock and rq_lock; read under either.
-	 */
-	u32 qpc[MLX5_ST_SZ_DW(qpc)];
-	u8 state;			/* MLX5_QP_STATE_* */
-	u8 port;			/* 1-based */
-	u8 sgid_index;
-	u8 rgid[16];
-	u32 remote_qpn;
-	u64 cnp_ns;			/* last CNP sent for it (cong.c) */
-	u32 qkey;
-	u8 mtu;
-	u8 log_msg_max;
-	u8 min_rnr_nak;
-	u8 retry_count;
-	u8 rnr_retry;
-	u8 ack_timeout;
-	bool rre, rwe, rae;
-	u8 qcnt;			/* counter_set_id; READ_ONCE in the data path */
-
-	spinlock_t sq_lock;		/* protects the requester below */
-	u16 sq_ci;			/* next basic block to execute */
-	enum sim_sq_wait wait;
-	u64 wait_until;			/* ktime ns */
-	u8 rnr_left;			/* RNR retries left, 7: infinite */
-	u8 retry_left;			/* transport retries left */
-	u32 rd_atomic_inflight;		/* READ/atomic not yet complete */
-	/*
-	 * RC: completions waiting for their ACK to come back (the device's
-	 * ack_delay_us), oldest first, a ring of SIM_SQ_ACKS (sq.c).
-	 */
-	struct sim_sq_ack *acks;
-	u8 ack_head;
-	u8 ack_n;
-	/*
-	 * drain_sigerr (signature pipelining): after a signature error the
-	 * SQ stops in SQD before the next fenced WQE, after at most
-	 * sim->sig_runon more unfenced ones, or when it runs dry.
-	 */
-	bool drain_sigerr;
-	bool sig_draining;		/* a signature error seen, stopping */
-	u8 sig_runon_left;		/* unfenced WQEs that may still run */
-	u16 sig_checked;		/* sq_ci last counted against it */
-	/* in SQD with WQEs still on the wire: SQ_DRAINED once they are done */
-	bool sq_drain_pending;
-	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
-	u32 peer_gen;			/* ... valid while the fabric is at it */
-
-	/* RoCEv2: the requester's packets and PSNs, under sq_lock */
-	struct sim_wire_req wreq;
-
-	spinlock_t rq_lock;		/* protects the responder below */
-	u16 rq_ci;			/* next receive WQE */
-	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED raised in ERR */
-	bool comm_est;			/* COMM_EST raised since RESET (rq_lock) */
-	/* RoCEv2: the responder's PSNs and reassembly, under rq_lock */
-	struct sim_wire_resp wresp;
 };
 
 struct sim_gid {
@@ -430,134 +171,6 @@ struct sim_gid {
 
 struct sim_port {
 	struct sim_gid gids[SIM_GID_TABLE_SIZE];	/* under gid_lock */
-};
-
-/*
- * One scatter/gather entry: memory behind a key, or WQE memory (inline).
- * Through a signature key (sig) @va and @len are in its wire domain.
- */
-struct sim_sge {
-	struct sim_mkey *mk;		/* NULL: kva is set */
-	void *kva;
-	u64 va;
-	u32 len;
-	bool sig;
-};
-
-/* Signature errors of a transfer (xfer.c) */
-#define SIM_WIRE_BUF		SZ_4K	/* a chunk of wire bytes */
-#define SIM_SIG_MAX_HITS	4
-
-/* A signature error a transfer found: in which list, through which key. */
-struct sim_sig_hit {
-	bool dst;			/* in the destination list */
-	u32 mkey;
-	struct sim_sig_err err;
-};
-
-struct sim_sig_log {
-	u8 n;
-	struct sim_sig_hit hit[SIM_SIG_MAX_HITS];
-};
-
-struct sim_sgl {
-	u32 n;
-	u64 total;
-	bool sig;			/* an entry is through a signature key */
-	struct sim_sge sge[SIM_MAX_SGE];
-};
-
-/* Data path counters, updated without locks. */
-struct sim_engine_stats {
-	atomic64_t wqes;
-	atomic64_t cqes;
-	atomic64_t cq_overruns;
-	atomic64_t eqes_comp;
-	atomic64_t polls;
-	atomic64_t kicks;
-	atomic64_t sleeps;
-	atomic64_t rnr_naks;
-	atomic64_t retries;
-	atomic64_t flushed;
-	atomic64_t ud_dropped;
-	atomic64_t bytes;
-	atomic64_t err_synd[MLX5SP_SIM_NR_CQE_SYND];
-};
-
-/* pollset.c: objects the engine polls; changed under fw_lock, read RCU */
-struct sim_pollset_arr;
-struct sim_pollset {
-	struct sim_pollset_arr __rcu *arr;
-	unsigned int n;			/* entries; read with acquire */
-};
-
-void sim_pollset_init(struct sim_pollset *ps);
-void sim_pollset_destroy(struct sim_pollset *ps);
-int sim_pollset_add(struct sim_pollset *ps, void *obj);
-void sim_pollset_del(struct sim_pollset *ps, void *obj);
-void *sim_pollset_at(struct sim_pollset *ps, unsigned int i);
-
-static inline unsigned int sim_pollset_len(const struct sim_pollset *ps)
-{
-	return READ_ONCE(ps->n);
-}
-
-struct sim_engine {
-	struct task_struct *task;
-	atomic_t kicked;		/* a doorbell since the last pass */
-	u32 sleep_us;
-	struct sim_sgl lsgl;		/* scratch of the executing WQE */
-	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */
-	struct sim_sgl rsgl;
-	u8 *wire;			/* SIM_WIRE_BUF: signature transfers */
-	struct sim_sig_log sig_log;	/* of the executing WQE */
-	/*
-	 * The QP whose responder holds an ACK back for the frames still in
-	 * the receive batch (wire_resp.c); valid under the batch's
-	 * rcu_read_lock(), NULL outside a batch.
-	 */
-	struct sim_qp *ack_qp;
-};
-
-/* Q counters (counters.c): the fields a set counts, query_q_counter_out */
-enum sim_qc {
-	SIM_QC_rx_write_requests,
-	SIM_QC_rx_read_requests,
-	SIM_QC_rx_atomic_requests,
-	SIM_QC_out_of_buffer,
-	SIM_QC_rnr_nak_retry_err,
-	SIM_QC_local_ack_timeout_err,
-	SIM_QC_req_rnr_retries_exceeded,
-	SIM_QC_req_transport_retries_exceeded,
-	SIM_QC_resp_local_length_error,
-	SIM_QC_req_local_length_error,
-	SIM_QC_resp_local_qp_error,
-	SIM_QC_local_operation_error,
-	SIM_QC_resp_local_protection,
-	SIM_QC_req_local_protection,
-	SIM_QC_resp_cqe_error,
-	SIM_QC_req_cqe_error,
-	SIM_QC_req_remote_invalid_request,
-	SIM_QC_resp_remote_invalid_request,
-	SIM_QC_req_remote_access_errors,
-	SIM_QC_resp_remote_access_errors,
-	SIM_QC_req_remote_operation_errors,
-	SIM_QC_resp_cqe_flush_error,
-	SIM_QC_req_cqe_flush_error,
-	SIM_QC_out_of_sequence,
-	SIM_QC_duplicate_request,
-	SIM_QC_packet_seq_err,
-	SIM_QC_implied_nak_seq_err,
-	SIM_QC_NR,
-};
-
-#define SIM_MAX_Q_COUNTERS	64	/* max_qp_cnt; set 0 is none */
-
-struct sim_qcnt {
-	/* allocated sets: changed under fw_lock, read there */
-	DECLARE_BITMAP(map, SIM_MAX_Q_COUNTERS);
-	/* values: added to by the data path locklessly, read by QUERY */
-	atomic_t val[SIM_MAX_Q_COUNTERS][SIM_QC_NR];
 };
 
 struct sim_fault {
@@ -766,6 +379,7 @@ static inline void *sim_dma_checked(void *p, size_t len)
 	kasan_check_read(p, len);
 	return p;
 }
+
 int sim_factory_register(void);
 void sim_factory_unregister(void);
 
@@ -834,152 +448,6 @@ bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
 		    const union ev_data *data);
 void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn);
 
-/* buf.c: page lists of CQ and QP buffers */
-int sim_buf_init(struct sim_cmd *c, struct sim_buf *b, const __be64 *pas,
-		 u32 max_pas, u8 log_page_size, u8 page_offset, u64 size);
-void sim_buf_free(struct sim_buf *b);
-void *sim_dbr_ptr(struct mlx5sp_sim *sim, u64 addr);
-
-/* mkey.c */
-int sim_cmd_create_mkey(struct sim_cmd *c);
-int sim_cmd_destroy_mkey(struct sim_cmd *c);
-int sim_cmd_query_mkey(struct sim_cmd *c);
-void sim_mkey_destroy_all(struct mlx5sp_sim *sim);
-struct sim_mkey *sim_mkey_lookup(struct mlx5sp_sim *sim, u32 key);
-u8 sim_mkey_check(const struct sim_mkey *mk, u32 pd, u32 qpn, u64 va,
-		  u64 len, u8 access);
-void *sim_mkey_map(struct mlx5sp_sim *sim, const struct sim_mkey *mk,
-		   u64 va, u32 *len);
-u64 sim_mkey_mtt_pa(const struct sim_mkey *mk, u64 va, u64 *avail);
-void sim_mkey_snapshot(const struct sim_mkey *mk, struct sim_mkey_state *st);
-bool sim_mkey_page_ok(struct mlx5sp_sim *sim, u64 pa, u8 shift);
-u8 sim_mkey_state_check(const struct sim_mkey_state *st, u32 pd, u32 qpn,
-			u64 va, u64 len, u8 access);
-bool sim_mkey_invalidate(struct sim_mkey *mk, u32 pd, u32 qpn);
-
-/* umr.c: UMR WQEs (the mkey context, translations; BSF comes with sig) */
-struct sim_umr {
-	u32 mkey;			/* target key (ctrl umr_mkey) */
-	u8 flags;			/* MLX5_UMR_* and MLX5SP_UMR_CHECK_QPN */
-	u64 mask;			/* MLX5_MKEY_MASK_* */
-	u32 xlt_octowords;
-	u64 xlt_offset;			/* octowords; with TRANSLATION_OFFSET_EN */
-	u16 bsf_octowords;		/* with MLX5_MKEY_MASK_BSF_EN */
-	const void *mkc;		/* the mkey context segment (mkc layout) */
-	const void *xlt;		/* inline translations, or NULL ... */
-	const struct mlx5_wqe_data_seg *xlt_ptr; /* ... where they are */
-	const void *bsf;
-};
-
-u8 sim_umr_parse(const void *wqe, u32 len, struct sim_umr *u);
-u8 sim_umr_execute(struct mlx5sp_sim *sim, struct sim_sgl *scratch, u32 pd,
-		   u32 qpn, const void *wqe, u32 len);
-
-/* cq.c */
-int sim_cmd_create_cq(struct sim_cmd *c);
-int sim_cmd_destroy_cq(struct sim_cmd *c);
-int sim_cmd_query_cq(struct sim_cmd *c);
-int sim_cmd_modify_cq(struct sim_cmd *c);
-void sim_cq_destroy_all(struct mlx5sp_sim *sim);
-struct sim_cq *sim_cq_get(struct mlx5sp_sim *sim, u32 cqn);
-void sim_cq_put(struct sim_cq *cq);
-bool sim_cq_poll_arm(struct sim_cq *cq);
-void sim_cq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val);
-
-/* srq.c */
-int sim_cmd_create_srq(struct sim_cmd *c);
-int sim_cmd_destroy_srq(struct sim_cmd *c);
-int sim_cmd_query_srq(struct sim_cmd *c);
-int sim_cmd_arm_rq(struct sim_cmd *c);
-void sim_srq_destroy_all(struct mlx5sp_sim *sim);
-struct sim_srq *sim_srq_get(struct mlx5sp_sim *sim, u32 srqn);
-void sim_srq_put(struct sim_srq *srq);
-int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx);
-bool sim_srq_has_wqe(struct sim_srq *srq);
-
-/* cqe.c */
-struct sim_cqe_info {
-	u8 opcode;			/* MLX5_CQE_* */
-	u8 syndrome;			/* error CQEs */
-	u8 wqe_opcode;			/* requester: MLX5_OPCODE_* */
-	u16 wqe_counter;
-	u32 qpn;
-	u32 user_index;
-	u32 byte_cnt;
-	__be32 imm;			/* immediate, inval rkey or pkey */
-	u32 flags_rqpn;
-	bool solicited;
-	bool vlan;			/* UD: the datagram had a VLAN tag */
-	u16 vlan_info;			/* ... its PCP (the SL) and VID */
-	/* MLX5_CQE_SIG_ERR: the error and the signature MKEY (sig.c) */
-	const struct sim_sig_err *sig_err;
-	u32 sig_mkey;
-};
-
-bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci);
-void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe);
-void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
-		    u32 index, u8 log_size);
-void sim_cq_arm(struct sim_cq *cq, u32 arm);
-
-/* qp.c */
-int sim_cmd_create_qp(struct sim_cmd *c);
-int sim_cmd_destroy_qp(struct sim_cmd *c);
-int sim_cmd_query_qp(struct sim_cmd *c);
-int sim_cmd_modify_qp(struct sim_cmd *c);
-void sim_qp_destroy_all(struct mlx5sp_sim *sim);
-int sim_qp_transition(u16 opcode, u8 cur, u8 *next);
-struct sim_qp *sim_qp_lookup(struct mlx5sp_sim *sim, u32 qpn);
-void sim_qp_set_error(struct sim_qp *qp);
-
-/* sq.c: the requester */
-bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
-void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp);
-bool sim_sq_flush(struct sim_qp *qp);
-int sim_sq_acks_alloc(struct sim_qp *qp);
-bool sim_sq_acks_write(struct sim_qp *qp, bool all);
-void sim_sq_sig_error(struct sim_qp *qp);
-bool sim_sq_sig_stop(bool fenced, u8 runon_left);
-void sim_qp_set_drained(struct sim_qp *qp);
-void sim_qp_sq_drained(struct sim_qp *qp);
-
-/* rq.c: the responder */
-enum sim_resp {
-	SIM_RESP_OK,
-	SIM_RESP_RNR,			/* no receive WQE */
-	SIM_RESP_NOT_READY,		/* peer missing or not receiving */
-	SIM_RESP_ERR,			/* NAK: syndrome for the requester */
-};
-
-struct sim_resp_req {
-	struct mlx5sp_sim *req_sim;	/* the requester's device */
-	u8 wqe_opcode;			/* MLX5_OPCODE_* */
-	u32 src_qpn;
-	__be32 imm;
-	bool solicited;
-	struct sim_sgl *src;		/* requester's data (send/write) */
-	struct sim_sgl *dst;		/* requester's buffer (read/atomic) */
-	u64 raddr;
-	u32 rkey;
-	u32 len;
-	u64 swap_add;
-	u64 compare;
-	u64 atomic_old;			/* out: an atomic's original value */
-	/* UD */
-	u32 qkey;
-	const struct sim_gid *sgid;
-	const u8 *dgid;
-	u8 hop_limit;
-	u8 tclass;
-	u32 flow_label;			/* IPv6 and the GRH (20 bits) */
-	bool vlan;			/* tagged: PCP and VID in vlan_tci */
-	u16 vlan_tci;
-	u8 syndrome;			/* out: SIM_RESP_ERR */
-	struct sim_sig_log *sig;	/* out: signature errors (RC/UC) */
-};
-
-int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
-		   struct sim_resp_req *r);
 int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 		      struct sim_resp_req *r);
 bool sim_rq_flush(struct sim_qp *qp);
@@ -987,58 +455,6 @@ bool sim_rq_flush(struct sim_qp *qp);
 bool sim_atomic_host_endian(struct mlx5sp_sim *sim);
 int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 			  struct sim_resp_req *r);
-/* sgl.c: scatter/gather lists and moving data between them */
-struct sim_cur {
-	const struct sim_sge *sge;
-	u32 n;
-	u32 i;
-	u64 off;
-};
-
-static inline void sim_cur_init(struct sim_cur *c, const struct sim_sge *sge,
-				u32 n)
-{
-	c->sge = sge;
-	c->n = n;
-	c->i = 0;
-	c->off = 0;
-}
-
-static inline void sim_sgl_reset(struct sim_sgl *sgl)
-{
-	sgl->n = 0;
-	sgl->total = 0;
-	sgl->sig = false;
-}
-
-u8 sim_sgl_add_key(struct mlx5sp_sim *sim, struct sim_sgl *sgl, u32 key,
-		   u64 va, u32 len, u32 pd, u32 qpn, u8 access);
-int sim_sgl_add_kva(struct sim_sgl *sgl, void *kva, u32 len);
-int sim_cur_copy(struct mlx5sp_sim *dsim, struct sim_cur *d,
-		 struct mlx5sp_sim *ssim, struct sim_cur *s, u64 len);
-int sim_cur_write(struct mlx5sp_sim *sim, struct sim_cur *d, const void *buf,
-		  u32 len);
-void *sim_cur_map(struct mlx5sp_sim *sim, struct sim_cur *c, u32 *len);
-
-/* xfer.c: a message between two lists, through signature keys */
-int sim_xfer(struct sim_engine *eng, struct mlx5sp_sim *dsim,
-	     struct sim_cur *d, struct mlx5sp_sim *ssim, struct sim_cur *s,
-	     u64 len, struct sim_sig_log *log);
-bool sim_mkey_sig_snapshot(const struct sim_mkey *mk, struct mlx5_bsf *bsf,
-			   u64 *start, u64 *mem_len);
-u8 sim_sig_log_cqes(struct sim_cq *cq, u32 qpn, const struct sim_sig_log *log,
-		    bool dst);
-
-/* counters.c: Q counters */
-int sim_cmd_alloc_q_counter(struct sim_cmd *c);
-int sim_cmd_dealloc_q_counter(struct sim_cmd *c);
-int sim_cmd_query_q_counter(struct sim_cmd *c);
-bool sim_qcnt_valid(struct mlx5sp_sim *sim, u32 id);
-void sim_qcnt_reset(struct mlx5sp_sim *sim);
-void sim_qcnt_inc(struct sim_qp *qp, enum sim_qc which);
-void sim_qcnt_cqe_err(struct sim_qp *qp, bool req, u8 syndrome);
-void sim_qcnt_nak(struct sim_qp *qp, u8 syndrome);
-
 /* fabric.c */
 void sim_fabric_add(struct mlx5sp_sim *sim);
 void sim_fabric_del(struct mlx5sp_sim *sim);
@@ -1061,10 +477,7 @@ int sim_netdev_watch(struct mlx5sp_sim *sim);
 void sim_netdev_unwatch(struct mlx5sp_sim *sim);
 bool sim_port_active(struct mlx5sp_sim *sim);
 
-/* engine.c */
-int sim_engine_start(struct mlx5sp_sim *sim);
-void sim_engine_stop(struct mlx5sp_sim *sim);
-void sim_engine_kick(struct mlx5sp_sim *sim);
+/* fault.c */
 void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 		      u32 outlen);
 /* net.c: RoCEv2 frames on the bound netdev */
@@ -1189,8 +602,6 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		      const struct sim_rx_pkt *pkt);
 void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
 		    const struct sim_rx_pkt *pkt);
-
-void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
 
 /* pages.c */
 int sim_cmd_query_pages(struct sim_cmd *c);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The engine of the software ConnectX (engine.c): the thread that runs
+ * the data path, what it polls (pollset.c) and its counters.
+ */
+#ifndef MLX5SP_SIM_ENGINE_H
+#define MLX5SP_SIM_ENGINE_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#include "mlx5sp_sim.h"
+#include "sgl.h"
+
+struct mlx5sp_sim;
+struct sim_qp;
+struct task_struct;
+
+/* Data path counters, updated without locks. */
+struct sim_engine_stats {
+	atomic64_t wqes;
+	atomic64_t cqes;
+	atomic64_t cq_overruns;
+	atomic64_t eqes_comp;
+	atomic64_t polls;
+	atomic64_t kicks;
+	atomic64_t sleeps;
+	atomic64_t rnr_naks;
+	atomic64_t retries;
+	atomic64_t flushed;
+	atomic64_t ud_dropped;
+	atomic64_t bytes;
+	atomic64_t err_synd[MLX5SP_SIM_NR_CQE_SYND];
+};
+
+/* pollset.c: objects the engine polls; changed under fw_lock, read RCU */
+struct sim_pollset_arr;
+struct sim_pollset {
+	struct sim_pollset_arr __rcu *arr;
+	unsigned int n;			/* entries; read with acquire */
+};
+
+void sim_pollset_init(struct sim_pollset *ps);
+void sim_pollset_destroy(struct sim_pollset *ps);
+int sim_pollset_add(struct sim_pollset *ps, void *obj);
+void sim_pollset_del(struct sim_pollset *ps, void *obj);
+void *sim_pollset_at(struct sim_pollset *ps, unsigned int i);
+
+static inline unsigned int sim_pollset_len(const struct sim_pollset *ps)
+{
+	return READ_ONCE(ps->n);
+}
+
+struct sim_engine {
+	struct task_struct *task;
+	atomic_t kicked;		/* a doorbell since the last pass */
+	u32 sleep_us;
+	struct sim_sgl lsgl;		/* scratch of the executing WQE */
+	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */
+	struct sim_sgl rsgl;
+	u8 *wire;			/* SIM_WIRE_BUF: signature transfers */
+	struct sim_sig_log sig_log;	/* of the executing WQE */
+	/*
+	 * The QP whose responder holds an ACK back for the frames still in
+	 * the receive batch (wire_resp.c); valid under the batch's
+	 * rcu_read_lock(), NULL outside a batch.
+	 */
+	struct sim_qp *ack_qp;
+};
+
+/* engine.c */
+int sim_engine_start(struct mlx5sp_sim *sim);
+void sim_engine_stop(struct mlx5sp_sim *sim);
+void sim_engine_kick(struct mlx5sp_sim *sim);
+void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
+
+#endif /* MLX5SP_SIM_ENGINE_H */
