@@ -9,14 +9,28 @@
  * IETH (or after an AETH, an AtomicAckETH), the payload padded to 4
  * bytes, and the ICRC. Every field is big-endian;
  * the ICRC is a CRC32 stored little-endian (net.c).
+ * Then the transport's stages, as rxe splits them: frames in and out of
+ * the netdev (net.c), the requester (wire_req.c), the responder
+ * (wire_resp.c), congestion (cong.c).
  */
 #ifndef MLX5SP_SIM_WIRE_H
 #define MLX5SP_SIM_WIRE_H
 
 #include <linux/atomic.h>
+#include <linux/if_ether.h>
+#include <linux/mlx5/qp.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
+
+struct mlx5sp_sim;
+struct net_device;
+struct seq_file;
+struct sim_cmd;
+struct sim_cur;
+struct sim_engine;
+struct sim_qp;
+struct sim_resp_req;
 
 #define SIM_ROCE_UDP_PORT	4791
 #define SIM_PSN_MASK		0xffffff
@@ -296,5 +310,127 @@ struct sim_net {
 	struct sk_buff_head rxq;	/* its own lock; frames for the engine */
 	struct sim_net_stats st;
 };
+
+/* net.c: RoCEv2 frames on the bound netdev */
+struct sim_tx_path {
+	u8 dmac[ETH_ALEN];
+	u8 smac[ETH_ALEN];
+	bool vlan;
+	u16 vlan_id;
+	u8 sgid[16];
+	u8 dgid[16];
+	u8 ttl;
+	u8 tos;
+	u16 sport;
+	u32 flow_label;			/* IPv6 and the GRH */
+	bool v1;			/* RoCE v1: the source GID's type */
+	bool cnp;			/* a CNP: not ECN-capable */
+	u8 prio;			/* the VLAN tag's PCP */
+};
+
+/* An Ethernet address vector's SL, the VLAN priority: bits 3:1. */
+static inline u8 sim_av_eth_prio(const struct mlx5_av *av)
+{
+	return (READ_ONCE(av->stat_rate_sl) >> 1) & 0x7;
+}
+
+/* What goes in a packet's transport headers. */
+struct sim_tx_pkt {
+	u8 opcode;
+	bool se;
+	bool ackreq;
+	u32 dqpn;
+	u32 psn;
+	u16 hdrs;			/* SIM_HDR_RETH ... SIM_HDR_IETH */
+	u64 va;
+	u32 rkey;
+	u32 dmalen;
+	u8 syndrome;
+	u32 msn;
+	u32 qkey;
+	u32 sqpn;
+	__be32 imm;
+	u64 swap_add;			/* AtomicETH */
+	u64 compare;
+	u64 orig;			/* AtomicAckETH */
+	bool becn;			/* a CNP's */
+};
+
+void sim_net_init(struct mlx5sp_sim *sim);
+int sim_net_start(struct mlx5sp_sim *sim);
+void sim_net_stop(struct mlx5sp_sim *sim);
+void sim_net_vlan_add(struct mlx5sp_sim *sim, struct net_device *vdev);
+void sim_net_vlan_del(struct mlx5sp_sim *sim, struct net_device *vdev);
+bool sim_net_up(struct mlx5sp_sim *sim);
+bool sim_net_path_qp(struct sim_qp *qp, struct sim_tx_path *p);
+bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
+		      struct sim_tx_path *p);
+int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
+		 const struct sim_tx_pkt *t, struct sim_cur *payload,
+		 u32 paylen);
+bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim);
+void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim);
+u32 sim_wire_mtu(const struct sim_qp *qp);
+u16 sim_wire_op_hdrs(u8 op);
+
+/* cong.c: ECN marks and CNPs */
+void sim_cong_marked(struct mlx5sp_sim *sim, struct sim_qp *qp,
+		     const struct sim_rx_pkt *pkt, const struct sk_buff *skb);
+void sim_cong_cnp(struct mlx5sp_sim *sim, struct sim_qp *qp);
+u8 sim_cong_tos(struct mlx5sp_sim *sim, const struct sim_tx_path *p);
+int sim_cmd_query_cong_statistics(struct sim_cmd *c);
+
+static inline s32 sim_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+static inline bool sim_wire_is_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == MLX5_OPCODE_ATOMIC_CS ||
+	       wqe_opcode == MLX5_OPCODE_ATOMIC_FA;
+}
+
+/* What takes a responder resource: an RDMA READ or an atomic */
+static inline bool sim_wire_rd_atomic(u8 wqe_opcode)
+{
+	return wqe_opcode == MLX5_OPCODE_RDMA_READ ||
+	       sim_wire_is_atomic(wqe_opcode);
+}
+
+/* wire_req.c: the requester on the wire */
+enum sim_wire_res {
+	SIM_WRES_PENDING,		/* on the wire: wait */
+	SIM_WRES_TIMEOUT,		/* waited, nothing came */
+	SIM_WRES_RNR,			/* RNR NAK: wait, then resend */
+	SIM_WRES_OK,			/* acknowledged: complete */
+	SIM_WRES_ERR,			/* NAK or local error: r->syndrome */
+};
+
+enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
+				  struct sim_resp_req *r);
+void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
+bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r);
+void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
+		     const struct sim_rx_pkt *pkt);
+void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
+			const struct sim_wire_wqe *tmpl);
+void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
+		       struct sim_wire_wqe *e, u32 psn);
+/* sq.c: a WQE of the window decoded again */
+u8 sim_sq_win_req(struct sim_engine *eng, struct sim_qp *qp,
+		  const struct sim_wire_wqe *e, struct sim_resp_req *r);
+bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
+		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);
+void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to);
+void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc);
+void sim_wire_qp_free(struct sim_qp *qp);
+
+/* wire_resp.c: the responder on the wire */
+void sim_wire_ack_flush(struct sim_engine *eng);
+void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
+		      const struct sim_rx_pkt *pkt);
+void sim_wire_ud_rx(struct sim_engine *eng, struct sim_qp *qp,
+		    const struct sim_rx_pkt *pkt);
 
 #endif /* MLX5SP_SIM_WIRE_H */
