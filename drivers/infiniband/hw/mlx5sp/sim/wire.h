@@ -192,9 +192,9 @@ enum sim_wire_next {
 /*
  * The window (wire_req.c, sq.c): RC SEND, WRITE, READ and atomic WQEs on
  * the wire, past sq_ci, in SQ order, waiting for the ACK of their last
- * PSN (a READ: its last response; an atomic: its ATOMIC_ACKNOWLEDGE). What completes them is kept here; what
- * resends them, and a READ's scatter list, is decoded again from the SQ,
- * where they still are.
+ * PSN (a READ: its last response; an atomic: its ATOMIC_ACKNOWLEDGE).
+ * What completes them is kept here; what resends them, and a READ's
+ * scatter list, is decoded again from the SQ, where they still are.
  */
 #define SIM_WIRE_WINDOW		32
 
