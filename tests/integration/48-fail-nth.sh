@@ -10,9 +10,9 @@
 # no kernel memory leak (kmemleak, scanned here after the device and the
 # modules are gone).
 # The short form (make test) runs every path in both modes but the link
-# path's allocation failures: a device bring-up reaches well over a
-# thousand fault sites, each a bring-up and teardown of seconds on the
-# debug kernel; it runs every 3rd of its failing firmware commands.
+# path's allocation failures: a device bring-up reaches some 6600 fault
+# sites (fail_nth --count), each a bring-up and teardown of seconds on
+# the debug kernel; it runs every 3rd of its failing firmware commands.
 # FAILNTH_LONG=1 (make faults) counts the sites of each path (fail_nth
 # --count), then runs everything at every n but the bring-up's allocation
 # failures: some 6600 sites, seconds each, tried at every
