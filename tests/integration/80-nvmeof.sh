@@ -295,9 +295,15 @@ for c in removal fatal; do
 	fi
 done
 
-nvmet_clear
+# The devices go before the ports: unlinking a port's last subsystem
+# destroys its listener under nvmet_config_sem, while a connect command
+# that arrived before its queue's ESTABLISHED event runs in the CM handler
+# and takes nvmet_config_sem there: an inverted lock order in nvmet (the
+# same on mlx5_ib), which lockdep reports on the debug kernel whenever a
+# connect raced ahead (rare). A device removal drops the listeners first.
 rdma link delete sp1
 rdma link delete sp0
+nvmet_clear
 trace_off
 rmmod nvme_rdma nvmet_rdma 2>/dev/null || true
 rmmod scsi_debug
