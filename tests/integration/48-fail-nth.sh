@@ -12,7 +12,8 @@
 # The short form (make test) runs every path in both modes but the link
 # path's allocation failures: a device bring-up reaches some 6600 fault
 # sites (fail_nth --count), each a bring-up and teardown of seconds on
-# the debug kernel; it runs every 3rd of its failing firmware commands.
+# the debug kernel; it runs every 3rd of its failing firmware commands,
+# and its allocation failures at every n of 60..90 (a found bug's window).
 # FAILNTH_LONG=1 (make faults) counts the sites of each path (fail_nth
 # --count), then runs everything at every n but the bring-up's allocation
 # failures: some 6600 sites, seconds each, tried at every
@@ -74,6 +75,11 @@ elif [ "${FAILNTH_LONG:-0}" = 1 ]; then
 else
 	run --paths ctx,pd,mr,cq,srq,qp,ud-qp,sig-qp,mkey,psv,devx,umem
 	run --paths link --modes cmd --link-stride 3
+	# Every n of the link path's allocations 60..90: the model's create
+	# steps after its netdev watch (engine, wire). A failure there
+	# (n=74 in session 22's campaign range, 66-67 replayed) queued the
+	# release of the device it then freed: a use-after-free.
+	run --paths link --modes alloc --from 60 --max 90 --link-stride 1
 fi
 
 rdma link delete fn0 || die "rdma link delete failed"

@@ -411,6 +411,12 @@ struct mlx5sp_sim *sim_create(const char *name,
 err_stop_engine:
 	sim_engine_stop(sim);
 err_unwatch:
+	/*
+	 * Unregistering the notifier replays NETDEV_UNREGISTER, which
+	 * queues the release of a live device: ignored only when destroying
+	 * (a release on a device freed below: use-after-free, fail-nth).
+	 */
+	WRITE_ONCE(sim->destroying, true);
 	sim_netdev_unwatch(sim);
 err_put_netdev:
 	if (netdev)
