@@ -90,9 +90,31 @@ pingpong() {
 	fi
 }
 
+# sim_stat KEY: the model device's engine counter KEY
+sim_stat() { awk -v k="$1" '$1 == k { print $2 }' "$simfs/mlx0/stats"; }
+
 if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
+	t0=$(sim_stat uar_touches) a0=$(sim_stat uar_traps)
 	need ibv_rc_pingpong && pingpong ibv_rc_pingpong -n 100
+	t1=$(sim_stat uar_touches) a1=$(sim_stat uar_traps)
 	need ibv_ud_pingpong && pingpong ibv_ud_pingpong -n 100
+	# User doorbells reach the idle engine as faults on the UAR page
+	# (uar_trap.c): 200 SENDs, each after a turnaround of the other
+	# side; with the trap off it polls and the counter stands but for
+	# the first access to each new mapping (zapped at mmap).
+	if command -v ibv_rc_pingpong >/dev/null && [ -n "$t0" ]; then
+		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told, rc_pingpong -n 100"
+		[ $((t1 - t0)) -ge 50 ] && [ $((a1 - a0)) -ge 50 ] ||
+			die "the engine was not told of user doorbells by fault"
+		echo 0 >"$simfs/mlx0/uar_trap"
+		t0=$(sim_stat uar_touches)
+		pingpong ibv_rc_pingpong -n 100
+		t1=$(sim_stat uar_touches)
+		echo 1 >"$simfs/mlx0/uar_trap"
+		echo "uar trap off: $((t1 - t0)) user doorbells told"
+		[ $((t1 - t0)) -le 20 ] || die "uar_trap 0 still traps ($((t1 - t0)))"
+		pass "user doorbells trapped (uar_trap), polled with it off"
+	fi
 else
 	skip "pingpong: no RoCE v2 link-local GID"
 fi

@@ -30,8 +30,11 @@
 /* Largest command we build: a full page list of MANAGE_PAGES and the like. */
 #define MLX5SP_CMD_MAX_MSG	SZ_1M
 
+struct ib_ucontext;
 struct mlx5sp_dev;
 struct mlx5sp_ib_dev;
+struct rdma_user_mmap_entry;
+struct vm_area_struct;
 
 /* How registers and interrupts are reached: a PCI function or a model. */
 struct mlx5sp_bus_ops {
@@ -49,6 +52,19 @@ struct mlx5sp_bus_ops {
 	 */
 	int (*uar_pfn)(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
 		       bool *is_mem);
+	/*
+	 * Optional, for memory UAR pages: map one for a user context so
+	 * that the device sees the accesses (uar_trap.c); the mapping takes
+	 * the entry's reference. -EOPNOTSUPP: map it as any page. Every
+	 * such mapping of @uctx is gone from user space when
+	 * uar_disassociate returns.
+	 */
+	int (*uar_mmap)(struct mlx5sp_dev *dev, struct ib_ucontext *uctx,
+			struct vm_area_struct *vma,
+			struct rdma_user_mmap_entry *entry, u32 index,
+			unsigned long pfn);
+	void (*uar_disassociate)(struct mlx5sp_dev *dev,
+				 struct ib_ucontext *uctx);
 };
 
 enum mlx5sp_slot_state {

@@ -202,12 +202,17 @@ struct page;
  * __raw_writeq() would put them on the bus.
  * uar_page returns the page backing UAR @index while it is allocated (what
  * a BAR page is on a card); the driver maps it into user space.
+ * uar_touch (optional): a process accessed UAR page @index after
+ * mlx5sp_model_uar_trap() (a doorbell, as a rule); process context, in
+ * a page fault: it must not sleep long nor take a lock held around
+ * mlx5sp_model_uar_trap(). With it the driver maps UAR pages on fault.
  */
 struct mlx5sp_model_ops {
 	u32 (*read32)(struct mlx5sp_model_dev *mdev, u32 offset);
 	void (*write32)(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
 	void (*write64)(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
 	struct page *(*uar_page)(struct mlx5sp_model_dev *mdev, u32 index);
+	void (*uar_touch)(struct mlx5sp_model_dev *mdev, u32 index);
 };
 
 struct mlx5sp_model_dev {
@@ -230,6 +235,7 @@ struct mlx5sp_model_dev {
 int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev);
 void mlx5sp_model_detach(struct mlx5sp_model_dev *mdev);
 void mlx5sp_model_raise_irq(struct mlx5sp_model_dev *mdev, u16 vector);
+bool mlx5sp_model_uar_trap(struct mlx5sp_model_dev *mdev);
 
 /*
  * How `rdma link add NAME type mlx5sp netdev DEV` reaches a model: the model

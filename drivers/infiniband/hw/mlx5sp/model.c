@@ -7,8 +7,10 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 
 #include "ib.h"
+#include "uar_trap.h"
 
 struct model_vector {
 	struct irq_work work;
@@ -24,11 +26,14 @@ enum model_state {
 
 /* Serialises model_priv.state with publishing and unpublishing drvdata. */
 static DEFINE_MUTEX(model_lock);
+/* drvdata for callers that sleep (mlx5sp_model_uar_trap()) */
+DEFINE_STATIC_SRCU(model_srcu);
 
 struct model_priv {
 	struct mlx5sp_model_dev *mdev;
 	enum model_state state;		/* under model_lock */
 	struct mlx5sp_dev dev;
+	struct mlx5sp_uar_trap trap;	/* user mappings of UAR pages */
 	u16 nvec;
 	struct model_vector vec[] __counted_by(nvec);
 };
@@ -86,6 +91,34 @@ static int model_uar_pfn(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
 	return 0;
 }
 
+/* A user access to a trapped UAR page: the model's doorbell. */
+static void model_uar_touch(struct mlx5sp_uar_trap *trap, u32 index)
+{
+	struct mlx5sp_model_dev *mdev;
+
+	mdev = container_of(trap, struct model_priv, trap)->mdev;
+	mdev->ops->uar_touch(mdev, index);
+}
+
+/* A model that is told of user accesses gets its UAR pages trapped. */
+static int model_uar_mmap(struct mlx5sp_dev *dev, struct ib_ucontext *uctx,
+			  struct vm_area_struct *vma,
+			  struct rdma_user_mmap_entry *entry, u32 index,
+			  unsigned long pfn)
+{
+	struct model_priv *priv = to_priv(dev);
+
+	if (!priv->mdev->ops->uar_touch)
+		return -EOPNOTSUPP;
+	return mlx5sp_uar_trap_mmap(&priv->trap, uctx, vma, entry, index, pfn);
+}
+
+static void model_uar_disassociate(struct mlx5sp_dev *dev,
+				   struct ib_ucontext *uctx)
+{
+	mlx5sp_uar_trap_disassociate(&to_priv(dev)->trap, uctx);
+}
+
 static void model_vector_work(struct irq_work *work)
 {
 	struct model_vector *v = container_of(work, struct model_vector, work);
@@ -127,6 +160,8 @@ static const struct mlx5sp_bus_ops mlx5sp_model_bus_ops = {
 	.free_irq = model_free_irq,
 	.wr64 = model_wr64,
 	.uar_pfn = model_uar_pfn,
+	.uar_mmap = model_uar_mmap,
+	.uar_disassociate = model_uar_disassociate,
 };
 
 /**
@@ -148,12 +183,37 @@ void mlx5sp_model_raise_irq(struct mlx5sp_model_dev *mdev, u16 vector)
 }
 EXPORT_SYMBOL_GPL(mlx5sp_model_raise_irq);
 
+/**
+ * mlx5sp_model_uar_trap - have the next user access to a UAR page told
+ * @mdev: the model device
+ *
+ * Takes every user mapping of the device's UAR pages down; the next
+ * access faults and calls ops->uar_touch. Returns false if no access can
+ * be told (the device is not attached): the model must poll. Process
+ * context; may sleep; not under a lock the model's uar_touch takes.
+ */
+bool mlx5sp_model_uar_trap(struct mlx5sp_model_dev *mdev)
+{
+	struct model_priv *priv;
+	bool armed = false;
+	int idx;
+
+	idx = srcu_read_lock(&model_srcu);
+	priv = srcu_dereference(mdev->drvdata, &model_srcu);
+	if (priv && mdev->ops->uar_touch)
+		armed = mlx5sp_uar_trap_arm(&priv->trap);
+	srcu_read_unlock(&model_srcu, idx);
+	return armed;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_model_uar_trap);
+
 static void model_unpublish(struct model_priv *priv)
 {
 	int i;
 
 	RCU_INIT_POINTER(priv->mdev->drvdata, NULL);
 	synchronize_rcu();
+	synchronize_srcu(&model_srcu);
 	for (i = 0; i < priv->nvec; i++)
 		irq_work_sync(&priv->vec[i].work);
 }
@@ -174,6 +234,7 @@ static void model_release(struct mlx5sp_dev *dev)
 	state = priv->state;
 	model_unpublish(priv);
 	mutex_unlock(&model_lock);
+	mlx5sp_uar_trap_destroy(&priv->trap);
 	kfree(priv);
 	if (state == MODEL_LIVE)
 		mlx5sp_factory_release(mdev);
@@ -198,6 +259,7 @@ int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 	priv->state = MODEL_ATTACHING;
 	for (i = 0; i < priv->nvec; i++)
 		init_irq_work(&priv->vec[i].work, model_vector_work);
+	mlx5sp_uar_trap_init(&priv->trap, model_uar_touch);
 	priv->dev.dma_dev = mdev->dma_dev;
 	priv->dev.name = mdev->name;
 	priv->dev.bus = &mlx5sp_model_bus_ops;
@@ -227,6 +289,7 @@ err_unpublish:
 	mutex_lock(&model_lock);
 	model_unpublish(priv);
 	mutex_unlock(&model_lock);
+	mlx5sp_uar_trap_destroy(&priv->trap);
 	kfree(priv);
 	return err;
 }

@@ -384,10 +384,15 @@ void mlx5sp_dealloc_ucontext(struct ib_ucontext *uctx)
 
 /*
  * ib_core zaps every mapping made by rdma_user_mmap_io() and destroys the
- * context's objects; nothing else of ours reaches user space.
+ * context's objects; a model's UAR pages mapped on fault go back to
+ * ib_core (uar_trap.c).
  */
 void mlx5sp_disassociate_ucontext(struct ib_ucontext *uctx)
 {
+	struct mlx5sp_dev *mdev = to_ibdev(uctx->device)->mdev;
+
+	if (mdev->bus->uar_disassociate)
+		mdev->bus->uar_disassociate(mdev, uctx);
 }
 
 bool mlx5sp_uctx_owns_uar(struct mlx5sp_ucontext *uctx, u32 index)
@@ -419,6 +424,7 @@ int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	unsigned long cmd = (vma->vm_pgoff >> MLX5SP_MMAP_CMD_SHIFT) &
 			    MLX5SP_MMAP_CMD_MASK;
+	const struct mlx5sp_bus_ops *bus = to_ibdev(uctx->device)->mdev->bus;
 	struct rdma_user_mmap_entry *entry;
 	struct mlx5sp_mmap_entry *mentry;
 	pgprot_t prot;
@@ -441,6 +447,15 @@ int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 	mentry = to_mmap(entry);
+	if (mentry->is_mem && bus->uar_mmap) {
+		err = bus->uar_mmap(to_ibdev(uctx->device)->mdev, uctx, vma,
+				    entry, mentry->uar_index, mentry->pfn);
+		/* the mapping holds the entry now */
+		if (!err)
+			return 0;
+		if (err != -EOPNOTSUPP)
+			goto out_put;
+	}
 	if (mentry->is_mem)
 		prot = vma->vm_page_prot;	/* a model's page: plain memory */
 	else if (mentry->mmap_flag == MLX5SP_MMAP_TYPE_UAR_NC)
@@ -449,6 +464,7 @@ int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		prot = pgprot_writecombine(vma->vm_page_prot);
 	err = rdma_user_mmap_io(uctx, vma, mentry->pfn,
 				entry->npages * PAGE_SIZE, prot, entry);
+out_put:
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

@@ -242,6 +242,8 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "doorbell_polls %llu\n", st->doorbell_polls);
 	seq_printf(m, "kicks %llu\n", st->kicks);
 	seq_printf(m, "engine_sleeps %llu\n", st->engine_sleeps);
+	seq_printf(m, "uar_traps %llu\n", st->uar_traps);
+	seq_printf(m, "uar_touches %llu\n", st->uar_touches);
 	seq_printf(m, "rnr_naks %llu\n", st->rnr_naks);
 	seq_printf(m, "retries %llu\n", st->retries);
 	seq_printf(m, "wqes_flushed %llu\n", st->wqes_flushed);
@@ -362,6 +364,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_u8("sig_runon", 0600, d, &sim->sig_runon);
 	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
 	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
+	debugfs_create_bool("uar_trap", 0600, d, &sim->uar_trap);
 	debugfs_create_bool("wire_peers", 0600, d, &sim->wire_peers);
 	debugfs_create_bool("ecn_np", 0600, d, &sim->ecn_np);
 	debugfs_create_bool("ecn_rp", 0600, d, &sim->ecn_rp);

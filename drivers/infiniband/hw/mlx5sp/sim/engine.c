@@ -2,25 +2,30 @@
 /*
  * The engine of a model device: one kthread that finds work and runs it.
  * Kernel doorbells (BAR writes) and commands kick it awake; user space
- * doorbells are writes to memory the model cannot trap, so each pass reads
- * the doorbell records of every QP that can move (send counter of RTS QPs,
- * both counters of ERR QPs to flush) and of every CQ (arm), and the CQ
- * doorbell of every UAR page. What it must come back to unkicked makes a
- * pass "pollable": a QP or CQ on a UAR mapped to user space, a QP in ERR
- * (a kernel post_recv there rings no doorbell, yet is flushed) and a QP
+ * doorbells are stores to memory, so each pass reads the doorbell records
+ * of every QP that can move (send counter of RTS QPs, both counters of ERR
+ * QPs to flush) and of every CQ (arm), and the CQ doorbell of every UAR
+ * page. What it must come back to unkicked makes a pass "pollable": a QP
+ * or CQ on a UAR mapped to user space (SIM_POLL_USER), a QP in ERR (a
+ * kernel post_recv there rings no doorbell, yet is flushed) and a QP
  * waiting for a time (RNR, retransmission, ACKs). Kernel-only work
  * (ULPs) has none of these in the steady state: the engine sleeps until
  * kicked and runs a pass right after one that worked, giving the CPU up
  * only while passes keep working.
- * With something pollable, while passes find work it runs on. Idle, it
- * first spins for a while (the gap of a user space turnaround: a
- * ping-pong's next post comes within microseconds), but only while it has
- * its CPU to itself: an application busy-polling its CQ on the same CPU
- * gets the CPU at once. Then it polls every few microseconds for a few ms
- * (sleeping in between), then backs off, doubling the sleep up to a few
- * ms, and with nothing to poll it sleeps until kicked. It is a
- * low-priority SCHED_FIFO thread, so a busy-polling application on another
- * CPU does not delay it by a time slice.
+ * User doorbells are trapped when the engine goes idle: it has the
+ * driver take every user mapping of its UAR pages down
+ * (mlx5sp_model_uar_trap()), runs one more pass (for a doorbell written
+ * before), and the next user access faults and kicks it (sim_uar_touch())
+ * as a BAR write would: no polling for them, and no CPU taken from
+ * applications busy-polling their CQs.
+ * With something else pollable, while passes find work it runs on. Idle,
+ * it first spins for a while, but only while it has its CPU to itself: an
+ * application busy-polling its CQ on the same CPU gets the CPU at once.
+ * Then it polls every few microseconds for a few ms (sleeping in between),
+ * then backs off, doubling the sleep up to a few ms, and with nothing to
+ * poll it sleeps until kicked. It is a low-priority SCHED_FIFO thread, so
+ * a busy-polling application on another CPU does not delay it by a time
+ * slice.
  */
 
 #include <linux/hrtimer.h>
@@ -31,11 +36,22 @@
 
 #include "sim.h"
 
+/* why a pass must be followed by another one unkicked */
+#define SIM_POLL_USER		BIT(0)	/* doorbells of a user UAR */
+#define SIM_POLL_OTHER		BIT(1)	/* timers, ERR flushes, poll_kernel */
+
 #define SIM_SPIN_NS		(1 * NSEC_PER_MSEC)	/* spin after work */
 #define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* then poll fast */
 #define SIM_FAST_SLEEP_US	2
 #define SIM_MIN_SLEEP_US	10			/* then back off */
 #define SIM_MAX_SLEEP_US	2000
+/*
+ * Polled for this long after a user access before the trap is set again:
+ * the access that faulted must get to run (the engine, a real-time thread
+ * woken by the fault, may run first on the same CPU), or each retry of it
+ * would fault again.
+ */
+#define SIM_REARM_NS		(50 * NSEC_PER_USEC)
 
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
 {
@@ -87,10 +103,12 @@ static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
  * back to everything, as it did before it told the two apart (to compare).
  * Under rcu_read_lock().
  */
-static bool sim_engine_user_uar(struct mlx5sp_sim *sim, u32 uar)
+static unsigned int sim_engine_user_uar(struct mlx5sp_sim *sim, u32 uar)
 {
-	return xa_get_mark(&sim->uar_pages, uar, SIM_UAR_MAPPED) ||
-	       READ_ONCE(sim->poll_kernel);
+	if (READ_ONCE(sim->poll_kernel))
+		return SIM_POLL_OTHER;
+	return xa_get_mark(&sim->uar_pages, uar, SIM_UAR_MAPPED) ?
+	       SIM_POLL_USER : 0;
 }
 
 /*
@@ -111,7 +129,7 @@ static bool sim_engine_qp_draining(struct sim_qp *qp)
 	       READ_ONCE(qp->sq_drain_pending);
 }
 
-static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
+static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, unsigned int *pollable)
 {
 	struct sim_cq *cq;
 	struct page *page;
@@ -131,8 +149,7 @@ static bool sim_engine_poll_cqs(struct mlx5sp_sim *sim, bool *pollable)
 		if (!cq)
 			continue;
 		/* a kernel CQ arm is a BAR write: it kicks (cq.c) */
-		if (sim_engine_user_uar(sim, cq->uar))
-			*pollable = true;
+		*pollable |= sim_engine_user_uar(sim, cq->uar);
 		work |= sim_cq_poll_arm(cq);
 	}
 unlock:
@@ -142,7 +159,7 @@ unlock:
 
 /* A QP at a time under RCU: one may take a while (SIM_SQ_BUDGET WQEs). */
 static bool sim_engine_poll_qps(struct sim_engine *eng,
-				struct mlx5sp_sim *sim, bool *pollable)
+				struct mlx5sp_sim *sim, unsigned int *pollable)
 {
 	struct sim_qp *qp;
 	bool work = false;
@@ -162,11 +179,11 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 		    (state == MLX5_QP_STATE_SQD &&
 		     sim_engine_qp_draining(qp))) {
 			work |= sim_sq_process(eng, qp);
-			if (sim_engine_user_uar(sim, qp->uar) ||
-			    sim_engine_qp_timed(qp))
-				*pollable = true;
+			*pollable |= sim_engine_user_uar(sim, qp->uar);
+			if (sim_engine_qp_timed(qp))
+				*pollable |= SIM_POLL_OTHER;
 		} else if (state == MLX5_QP_STATE_ERR) {
-			*pollable = true;
+			*pollable |= SIM_POLL_OTHER;
 			work |= sim_sq_flush(qp);
 			work |= sim_rq_flush(qp);
 		}
@@ -176,12 +193,12 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 }
 
 /* One look at everything. Returns true if anything moved. */
-static bool sim_engine_pass(struct mlx5sp_sim *sim, bool *pollable)
+static bool sim_engine_pass(struct mlx5sp_sim *sim, unsigned int *pollable)
 {
 	struct sim_engine *eng = &sim->engine;
 	bool work;
 
-	*pollable = false;
+	*pollable = 0;
 	/* a dead firmware moves nothing; a kick or destroy wakes us */
 	if (sim_engine_halted(sim))
 		return false;
@@ -194,7 +211,7 @@ static bool sim_engine_pass(struct mlx5sp_sim *sim, bool *pollable)
 }
 
 static void sim_engine_idle(struct mlx5sp_sim *sim, u64 idle_since,
-			    bool pollable)
+			    unsigned int pollable)
 {
 	struct sim_engine *eng = &sim->engine;
 	u64 idle = ktime_get_ns() - idle_since;
@@ -243,11 +260,24 @@ static void sim_engine_share_cpu(struct sim_engine *eng)
 				 HRTIMER_MODE_REL);
 }
 
+/*
+ * Idle with user doorbells to watch: have the next user access told.
+ * False if it cannot be (debugfs uar_trap off, the driver detached).
+ */
+static bool sim_engine_trap(struct mlx5sp_sim *sim)
+{
+	if (!READ_ONCE(sim->uar_trap) || !mlx5sp_model_uar_trap(&sim->mdev))
+		return false;
+	atomic64_inc(&sim->estats.uar_traps);
+	return true;
+}
+
 static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
 	struct sim_engine *eng = &sim->engine;
-	bool pollable, worked = false;
+	bool worked = false;
+	unsigned int pollable;
 	u64 idle_since = 0;
 
 	while (!kthread_should_stop()) {
@@ -258,6 +288,13 @@ static int sim_engine_thread(void *data)
 		 * before a later load).
 		 */
 		atomic_xchg(&eng->kicked, 0);
+		/* a user access mapped a UAR page again: no longer trapped */
+		if (atomic_xchg(&eng->uar_touched, 0)) {
+			eng->uar_armed = false;
+			eng->uar_touch_ns = ktime_get_ns();
+		}
+		if (!READ_ONCE(sim->uar_trap))
+			eng->uar_armed = false;
 		if (sim_engine_pass(sim, &pollable)) {
 			eng->sleep_us = 0;
 			idle_since = 0;
@@ -273,6 +310,15 @@ static int sim_engine_thread(void *data)
 		worked = false;
 		if (atomic_read(&eng->kicked))
 			continue;
+		if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
+		    ktime_get_ns() - eng->uar_touch_ns >= SIM_REARM_NS &&
+		    sim_engine_trap(sim)) {
+			/* one more pass: a doorbell written before the trap */
+			eng->uar_armed = true;
+			continue;
+		}
+		if (eng->uar_armed)
+			pollable &= ~SIM_POLL_USER;
 		if (!idle_since)
 			idle_since = ktime_get_ns();
 		if (pollable && ktime_get_ns() - idle_since < SIM_SPIN_NS) {

@@ -26,6 +26,8 @@ struct sim_engine_stats {
 	atomic64_t polls;
 	atomic64_t kicks;
 	atomic64_t sleeps;
+	atomic64_t uar_traps;
+	atomic64_t uar_touches;
 	atomic64_t rnr_naks;
 	atomic64_t retries;
 	atomic64_t flushed;
@@ -55,6 +57,9 @@ static inline unsigned int sim_pollset_len(const struct sim_pollset *ps)
 struct sim_engine {
 	struct task_struct *task;
 	atomic_t kicked;		/* a doorbell since the last pass */
+	atomic_t uar_touched;		/* a user UAR access since the trap */
+	bool uar_armed;			/* user UAR accesses will be told */
+	u64 uar_touch_ns;		/* when the last one was */
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */

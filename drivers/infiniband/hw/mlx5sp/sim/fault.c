@@ -191,6 +191,8 @@ static void sim_engine_stats(struct mlx5sp_sim *sim,
 	st->doorbell_polls = atomic64_read(&e->polls);
 	st->kicks = atomic64_read(&e->kicks);
 	st->engine_sleeps = atomic64_read(&e->sleeps);
+	st->uar_traps = atomic64_read(&e->uar_traps);
+	st->uar_touches = atomic64_read(&e->uar_touches);
 	st->rnr_naks = atomic64_read(&e->rnr_naks);
 	st->retries = atomic64_read(&e->retries);
 	st->wqes_flushed = atomic64_read(&e->flushed);

@@ -25,6 +25,7 @@ static const struct mlx5sp_model_ops sim_model_ops = {
 	.write32 = sim_write32,
 	.write64 = sim_write64,
 	.uar_page = sim_uar_page,
+	.uar_touch = sim_uar_touch,
 };
 
 static void sim_release_work(struct work_struct *work);
@@ -258,6 +259,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 
 	strscpy(sim->name, name, sizeof(sim->name));
 	sim->params = *p;
+	sim->uar_trap = true;
 	sim->log_cmdq_size = p->log_cmdq_size;
 	INIT_LIST_HEAD(&sim->node);
 	spin_lock_init(&sim->reg_lock);

@@ -290,6 +290,11 @@ struct mlx5sp_sim {
 	/* the engine polls kernel QPs and CQs too (debugfs poll_kernel) */
 	bool poll_kernel;
 	/*
+	 * Idle, the engine has user UAR mappings trapped instead of polling
+	 * them (debugfs uar_trap, default on; off: poll, to compare)
+	 */
+	bool uar_trap;
+	/*
 	 * Reach peers on other model devices of this kernel through the
 	 * wire, as on separate hosts (debugfs wire_peers, either side's is
 	 * enough; set before the QPs are connected).
@@ -388,6 +393,7 @@ u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset);
 void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
 void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
 struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index);
+void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index);
 void sim_bar_init(struct mlx5sp_sim *sim);
 void sim_health_work(struct work_struct *work);
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd);
