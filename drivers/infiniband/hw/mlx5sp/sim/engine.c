@@ -12,13 +12,18 @@
  * (ULPs) has none of these in the steady state: the engine sleeps until
  * kicked and runs a pass right after one that worked, giving the CPU up
  * only while passes keep working.
- * User doorbells are trapped when the engine goes idle: it has the
+ * User doorbells are trapped when the engine goes idle (after a poll of
+ * up to SIM_SPIN_NS while it has its CPU to itself): it has the
  * driver take every user mapping of its UAR pages down
  * (mlx5sp_model_uar_trap()), runs one more pass (for a doorbell written
  * before), and the next user access faults and kicks it (sim_uar_touch())
  * as a BAR write would: no polling for them, and no CPU taken from
  * applications busy-polling their CQs.
- * With something else pollable, while passes find work it runs on. Idle,
+ * A QP waiting for a time (SIM_POLL_TIMED: a timer runs, or it waits for
+ * ACKs or responses, which come in packets that kick) does not keep it
+ * polling either: it sleeps until the first timer is due or a kick.
+ * With something else pollable (a QP in ERR, a trap that cannot be set),
+ * while passes find work it runs on. Idle,
  * it first spins for a while, but only while it has its CPU to itself: an
  * application busy-polling its CQ on the same CPU gets the CPU at once.
  * Then it polls every few microseconds for a few ms (sleeping in between),
@@ -38,7 +43,8 @@
 
 /* why a pass must be followed by another one unkicked */
 #define SIM_POLL_USER		BIT(0)	/* doorbells of a user UAR */
-#define SIM_POLL_OTHER		BIT(1)	/* timers, ERR flushes, poll_kernel */
+#define SIM_POLL_OTHER		BIT(1)	/* ERR flushes, poll_kernel */
+#define SIM_POLL_TIMED		BIT(2)	/* QP timers: until next_due */
 
 #define SIM_SPIN_NS		(1 * NSEC_PER_MSEC)	/* spin after work */
 #define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* then poll fast */
@@ -180,8 +186,11 @@ static bool sim_engine_poll_qps(struct sim_engine *eng,
 		     sim_engine_qp_draining(qp))) {
 			work |= sim_sq_process(eng, qp);
 			*pollable |= sim_engine_user_uar(sim, qp->uar);
-			if (sim_engine_qp_timed(qp))
-				*pollable |= SIM_POLL_OTHER;
+			if (sim_engine_qp_timed(qp)) {
+				*pollable |= SIM_POLL_TIMED;
+				eng->next_due = min(eng->next_due,
+						    sim_sq_due(qp));
+			}
 		} else if (state == MLX5_QP_STATE_ERR) {
 			*pollable |= SIM_POLL_OTHER;
 			work |= sim_sq_flush(qp);
@@ -199,6 +208,7 @@ static bool sim_engine_pass(struct mlx5sp_sim *sim, unsigned int *pollable)
 	bool work;
 
 	*pollable = 0;
+	eng->next_due = U64_MAX;
 	/* a dead firmware moves nothing; a kick or destroy wakes us */
 	if (sim_engine_halted(sim))
 		return false;
@@ -261,6 +271,28 @@ static void sim_engine_share_cpu(struct sim_engine *eng)
 }
 
 /*
+ * Idle with nothing to poll but QP timers: sleep until the first is due
+ * (at most SIM_MAX_SLEEP_US), or until a packet, doorbell or command
+ * kicks. What a QP on the wire waits for (ACKs, responses) comes in
+ * packets, which kick.
+ */
+static void sim_engine_sleep_until(struct mlx5sp_sim *sim, u64 due, u64 now)
+{
+	struct sim_engine *eng = &sim->engine;
+	u64 ns = min_t(u64, due - now, SIM_MAX_SLEEP_US * NSEC_PER_USEC);
+	ktime_t delay = ns_to_ktime(ns);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (atomic_read(&eng->kicked) || kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	atomic64_inc(&sim->estats.sleeps);
+	schedule_hrtimeout_range(&delay, min_t(u64, ns / 8, 10 * NSEC_PER_USEC),
+				 HRTIMER_MODE_REL);
+}
+
+/*
  * Idle with user doorbells to watch: have the next user access told.
  * False if it cannot be (debugfs uar_trap off, the driver detached).
  */
@@ -278,7 +310,7 @@ static int sim_engine_thread(void *data)
 	struct sim_engine *eng = &sim->engine;
 	bool worked = false;
 	unsigned int pollable;
-	u64 idle_since = 0;
+	u64 idle_since = 0, now;
 
 	while (!kthread_should_stop()) {
 		/*
@@ -310,8 +342,18 @@ static int sim_engine_thread(void *data)
 		worked = false;
 		if (atomic_read(&eng->kicked))
 			continue;
+		now = ktime_get_ns();
+		if (!idle_since)
+			idle_since = now;
+		/*
+		 * User doorbells are polled while the engine has its CPU to
+		 * itself, for SIM_SPIN_NS at most (a fault and a zap cost more
+		 * than that poll), and trapped when another task wants the CPU
+		 * or after that.
+		 */
 		if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
-		    ktime_get_ns() - eng->uar_touch_ns >= SIM_REARM_NS &&
+		    now - eng->uar_touch_ns >= SIM_REARM_NS &&
+		    (!single_task_running() || now - idle_since >= SIM_SPIN_NS) &&
 		    sim_engine_trap(sim)) {
 			/* one more pass: a doorbell written before the trap */
 			eng->uar_armed = true;
@@ -319,9 +361,12 @@ static int sim_engine_thread(void *data)
 		}
 		if (eng->uar_armed)
 			pollable &= ~SIM_POLL_USER;
-		if (!idle_since)
-			idle_since = ktime_get_ns();
-		if (pollable && ktime_get_ns() - idle_since < SIM_SPIN_NS) {
+		/* a timer already due polls on, as below */
+		if (pollable == SIM_POLL_TIMED && eng->next_due > now) {
+			sim_engine_sleep_until(sim, eng->next_due, now);
+			continue;
+		}
+		if (pollable && now - idle_since < SIM_SPIN_NS) {
 			sim_engine_share_cpu(eng);
 			cpu_relax();
 			continue;

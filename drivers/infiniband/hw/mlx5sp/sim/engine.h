@@ -59,6 +59,7 @@ struct sim_engine {
 	atomic_t kicked;		/* a doorbell since the last pass */
 	atomic_t uar_touched;		/* a user UAR access since the trap */
 	bool uar_armed;			/* user UAR accesses will be told */
+	u64 next_due;			/* earliest QP timer of the last pass */
 	u64 uar_touch_ns;		/* when the last one was */
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */

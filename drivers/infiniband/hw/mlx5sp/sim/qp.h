@@ -158,6 +158,7 @@ void sim_qp_set_error(struct sim_qp *qp);
 
 /* sq.c: the requester */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
+u64 sim_sq_due(struct sim_qp *qp);
 void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp);
 bool sim_sq_flush(struct sim_qp *qp);
 int sim_sq_acks_alloc(struct sim_qp *qp);

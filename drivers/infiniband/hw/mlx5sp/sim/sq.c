@@ -1107,6 +1107,26 @@ static bool sim_sq_sqd(struct sim_engine *eng, struct sim_qp *qp)
 	return work;
 }
 
+/*
+ * When the send queue next needs the engine unkicked: its earliest timer
+ * (ACK coalescing, RNR or retransmission, the window's local ACK or RNR
+ * timer), U64_MAX if none runs. Under rcu_read_lock().
+ */
+u64 sim_sq_due(struct sim_qp *qp)
+{
+	u64 due = U64_MAX;
+
+	spin_lock(&qp->sq_lock);
+	if (qp->ack_n)
+		due = qp->acks[qp->ack_head].due;
+	if (qp->wait != SIM_SQ_RUN)
+		due = min(due, qp->wait_until);
+	if (qp->wreq.win_n)
+		due = min(due, qp->wreq.win_due);
+	spin_unlock(&qp->sq_lock);
+	return due;
+}
+
 /* Under rcu_read_lock(). Returns true if it did anything. */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 {
