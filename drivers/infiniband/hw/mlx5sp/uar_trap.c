@@ -99,6 +99,7 @@ static void uar_vma_close(struct vm_area_struct *vma)
 
 	mutex_lock(&trap->lock);
 	list_del(&uv->node);
+	WRITE_ONCE(trap->closes, trap->closes + 1);
 	mutex_unlock(&trap->lock);
 	wake_up_all(&trap->closed);
 	vma->vm_private_data = uv->core_priv;
@@ -121,6 +122,7 @@ void mlx5sp_uar_trap_init(struct mlx5sp_uar_trap *trap,
 	mutex_init(&trap->lock);
 	INIT_LIST_HEAD(&trap->vmas);
 	init_waitqueue_head(&trap->closed);
+	trap->closes = 0;
 	trap->touch = touch;
 }
 
@@ -200,15 +202,26 @@ static struct uar_vma *uar_first(struct mlx5sp_uar_trap *trap,
 	return NULL;
 }
 
-static bool uar_mm_closed(struct mlx5sp_uar_trap *trap,
-			  struct ib_ucontext *uctx, struct mm_struct *mm)
+/*
+ * Wait until exit_mmap() has closed @mm's vmas of @uctx. The wait's
+ * condition must not sleep: it watches the count of closes, the list is
+ * looked at under the lock between waits.
+ */
+static void uar_wait_mm_closed(struct mlx5sp_uar_trap *trap,
+			       struct ib_ucontext *uctx, struct mm_struct *mm)
 {
+	unsigned long seen;
 	bool closed;
 
-	mutex_lock(&trap->lock);
-	closed = !uar_first(trap, uctx, mm);
-	mutex_unlock(&trap->lock);
-	return closed;
+	for (;;) {
+		mutex_lock(&trap->lock);
+		seen = trap->closes;
+		closed = !uar_first(trap, uctx, mm);
+		mutex_unlock(&trap->lock);
+		if (closed)
+			return;
+		wait_event(trap->closed, READ_ONCE(trap->closes) != seen);
+	}
 }
 
 /*
@@ -272,7 +285,7 @@ void mlx5sp_uar_trap_disassociate(struct mlx5sp_uar_trap *trap,
 			mmput(mm);
 		} else {
 			/* exiting: exit_mmap() closes its vmas (ours still) */
-			wait_event(trap->closed, uar_mm_closed(trap, uctx, mm));
+			uar_wait_mm_closed(trap, uctx, mm);
 		}
 		mmdrop(mm);
 		mutex_lock(&trap->lock);

@@ -23,6 +23,7 @@ struct mlx5sp_uar_trap {
 	struct mutex lock;		/* protects vmas */
 	struct list_head vmas;		/* struct uar_vma: the user mappings */
 	wait_queue_head_t closed;	/* a vma left vmas on close */
+	unsigned long closes;		/* how many did, under lock */
 	/* told of a user access to UAR @index (the model's doorbell) */
 	void (*touch)(struct mlx5sp_uar_trap *trap, u32 index);
 };
