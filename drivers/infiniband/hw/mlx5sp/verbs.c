@@ -424,7 +424,7 @@ int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	unsigned long cmd = (vma->vm_pgoff >> MLX5SP_MMAP_CMD_SHIFT) &
 			    MLX5SP_MMAP_CMD_MASK;
-	const struct mlx5sp_bus_ops *bus = to_ibdev(uctx->device)->mdev->bus;
+	struct mlx5sp_dev *mdev = to_ibdev(uctx->device)->mdev;
 	struct rdma_user_mmap_entry *entry;
 	struct mlx5sp_mmap_entry *mentry;
 	pgprot_t prot;
@@ -447,9 +447,9 @@ int mlx5sp_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 	mentry = to_mmap(entry);
-	if (mentry->is_mem && bus->uar_mmap) {
-		err = bus->uar_mmap(to_ibdev(uctx->device)->mdev, uctx, vma,
-				    entry, mentry->uar_index, mentry->pfn);
+	if (mentry->is_mem && mdev->bus->uar_mmap) {
+		err = mdev->bus->uar_mmap(mdev, uctx, vma, entry,
+					  mentry->uar_index, mentry->pfn);
 		/* the mapping holds the entry now */
 		if (!err)
 			return 0;

@@ -191,13 +191,6 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 }
 
 /*
- * The page behind UAR @index while it is allocated, asked for by the
- * driver to map it into user space: from here on the engine watches what
- * uses the UAR (engine.c): it polls, or has the driver trap the next user
- * access (mlx5sp_model_uar_trap(), sim_uar_touch()). The mark goes with
- * the entry (DEALLOC_UAR, sim_release_objects).
- */
-/*
  * A process touched a UAR page since the engine had the mappings trapped:
  * a doorbell, as a rule (a card sees the write itself). The engine runs
  * a pass and watches the pages again when it next goes idle. In a page
@@ -212,6 +205,13 @@ void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index)
 	sim_engine_kick(sim);
 }
 
+/*
+ * The page behind UAR @index while it is allocated, asked for by the
+ * driver to map it into user space: from here on the engine watches what
+ * uses the UAR (engine.c): it polls, or has the driver trap the next user
+ * access (mlx5sp_model_uar_trap(), sim_uar_touch()). The mark goes with
+ * the entry (DEALLOC_UAR, sim_release_objects).
+ */
 struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
