@@ -201,6 +201,7 @@ void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index)
 	struct mlx5sp_sim *sim = to_sim(mdev);
 
 	atomic64_inc(&sim->estats.uar_touches);
+	WRITE_ONCE(sim->engine.touch_uar, index);
 	atomic_set(&sim->engine.uar_touched, 1);
 	sim_engine_kick(sim);
 }

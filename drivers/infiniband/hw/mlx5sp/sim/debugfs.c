@@ -244,6 +244,8 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "engine_sleeps %llu\n", st->engine_sleeps);
 	seq_printf(m, "uar_traps %llu\n", st->uar_traps);
 	seq_printf(m, "uar_touches %llu\n", st->uar_touches);
+	seq_printf(m, "uar_idle_touches %llu\n", st->uar_idle_touches);
+	seq_printf(m, "uar_rearm_us %llu\n", st->uar_rearm_us);
 	seq_printf(m, "rnr_naks %llu\n", st->rnr_naks);
 	seq_printf(m, "retries %llu\n", st->retries);
 	seq_printf(m, "wqes_flushed %llu\n", st->wqes_flushed);

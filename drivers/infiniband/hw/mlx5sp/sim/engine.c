@@ -52,12 +52,19 @@
 #define SIM_MIN_SLEEP_US	10			/* then back off */
 #define SIM_MAX_SLEEP_US	2000
 /*
- * Polled for this long after a user access before the trap is set again:
+ * Polled for a while after a user access before the trap is set again:
  * the access that faulted must get to run (the engine, a real-time thread
  * woken by the fault, may run first on the same CPU), or each retry of it
- * would fault again.
+ * would fault again. How long that takes depends on the kernel (a debug
+ * kernel under TCG takes ten times a stock one's), so the window adapts:
+ * a touch of the same UAR page as the one before whose pass finds nothing
+ * to do is, as a rule, such a retry (a doorbell record is written before
+ * the UAR store that faults), and doubles it; a touch that finds work
+ * shrinks it by an eighth. (A touch of another page that finds nothing
+ * is another process's doorbell, seen by a pass before its fault.)
  */
-#define SIM_REARM_NS		(50 * NSEC_PER_USEC)
+#define SIM_REARM_MIN_NS	(50 * NSEC_PER_USEC)
+#define SIM_REARM_MAX_NS	(4 * NSEC_PER_MSEC)
 
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
 {
@@ -304,13 +311,31 @@ static bool sim_engine_trap(struct mlx5sp_sim *sim)
 	return true;
 }
 
+/* After the first pass since a user access: was the trap re-set too soon? */
+static void sim_engine_rearm_adapt(struct mlx5sp_sim *sim, bool work)
+{
+	struct sim_engine *eng = &sim->engine;
+	u32 uar = READ_ONCE(eng->touch_uar);
+	u64 ns = eng->rearm_ns;
+
+	if (work) {
+		ns = max_t(u64, ns - ns / 8, SIM_REARM_MIN_NS);
+	} else if (uar == eng->last_touch_uar) {
+		atomic64_inc(&sim->estats.uar_idle_touches);
+		ns = min_t(u64, ns * 2, SIM_REARM_MAX_NS);
+	}
+	eng->last_touch_uar = uar;
+	WRITE_ONCE(eng->rearm_ns, ns);
+}
+
 static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
 	struct sim_engine *eng = &sim->engine;
-	bool worked = false;
+	bool worked = false, work;
 	unsigned int pollable;
 	u64 idle_since = 0, now;
+	int touched;
 
 	while (!kthread_should_stop()) {
 		/*
@@ -321,13 +346,17 @@ static int sim_engine_thread(void *data)
 		 */
 		atomic_xchg(&eng->kicked, 0);
 		/* a user access mapped a UAR page again: no longer trapped */
-		if (atomic_xchg(&eng->uar_touched, 0)) {
+		touched = atomic_xchg(&eng->uar_touched, 0);
+		if (touched) {
 			eng->uar_armed = false;
 			eng->uar_touch_ns = ktime_get_ns();
 		}
 		if (!READ_ONCE(sim->uar_trap))
 			eng->uar_armed = false;
-		if (sim_engine_pass(sim, &pollable)) {
+		work = sim_engine_pass(sim, &pollable);
+		if (touched)
+			sim_engine_rearm_adapt(sim, work);
+		if (work) {
 			eng->sleep_us = 0;
 			idle_since = 0;
 			/*
@@ -352,7 +381,7 @@ static int sim_engine_thread(void *data)
 		 * or after that.
 		 */
 		if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
-		    now - eng->uar_touch_ns >= SIM_REARM_NS &&
+		    now - eng->uar_touch_ns >= eng->rearm_ns &&
 		    (!single_task_running() || now - idle_since >= SIM_SPIN_NS) &&
 		    sim_engine_trap(sim)) {
 			/* one more pass: a doorbell written before the trap */
@@ -405,6 +434,7 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 	 * their time slice to end before it sees the next doorbell.
 	 */
 	sched_set_fifo_low(task);
+	sim->engine.rearm_ns = SIM_REARM_MIN_NS;
 	WRITE_ONCE(sim->engine.task, task);
 	wake_up_process(task);
 	return 0;

@@ -28,6 +28,7 @@ struct sim_engine_stats {
 	atomic64_t sleeps;
 	atomic64_t uar_traps;
 	atomic64_t uar_touches;
+	atomic64_t uar_idle_touches;
 	atomic64_t rnr_naks;
 	atomic64_t retries;
 	atomic64_t flushed;
@@ -61,6 +62,9 @@ struct sim_engine {
 	bool uar_armed;			/* user UAR accesses will be told */
 	u64 next_due;			/* earliest QP timer of the last pass */
 	u64 uar_touch_ns;		/* when the last one was */
+	u64 rearm_ns;			/* polled after one before the trap */
+	u32 touch_uar;			/* UAR index of the last one */
+	u32 last_touch_uar;		/* the engine's copy of it */
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */

@@ -193,6 +193,9 @@ static void sim_engine_stats(struct mlx5sp_sim *sim,
 	st->engine_sleeps = atomic64_read(&e->sleeps);
 	st->uar_traps = atomic64_read(&e->uar_traps);
 	st->uar_touches = atomic64_read(&e->uar_touches);
+	st->uar_idle_touches = atomic64_read(&e->uar_idle_touches);
+	st->uar_rearm_us = div_u64(READ_ONCE(sim->engine.rearm_ns),
+				   NSEC_PER_USEC);
 	st->rnr_naks = atomic64_read(&e->rnr_naks);
 	st->retries = atomic64_read(&e->retries);
 	st->wqes_flushed = atomic64_read(&e->flushed);
