@@ -1,8 +1,8 @@
 #!/bin/bash
 # usage: tests/twohost/guest.bash a|b
 # One side of tests/twohost/run, in its guest: the guest's one NIC (a
-# virtio-net on a QEMU socket netdev shared with the other guest, over the
-# host's 127.0.0.1 only) gets 10.78.0.1/24 (a) or 10.78.0.2/24 (b) and a
+# virtio-net on a QEMU stream netdev shared with the other guest, over a
+# Unix socket of the host, or its 127.0.0.1 with --link tcp) gets 10.78.0.1/24 (a) or 10.78.0.2/24 (b) and a
 # model device sp0 on it; every peer GID is then another kernel's, so all
 # traffic is RoCEv2 on the NIC. Both sides run the same sequence:
 # ibv_ud_pingpong, ibv_rc_pingpong (messages below and above the path
