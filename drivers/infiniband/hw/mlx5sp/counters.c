@@ -23,6 +23,14 @@
  * process polls its own CQs and cancels in its own memory (libmlx5): those
  * the driver never sees. The driver counters are the port's only; a bound
  * counter shows 0 for them.
+ *
+ * ib_core reads the port's counters once in ib_register_device(), before
+ * enable_driver and before any client or user has the device. That read
+ * does not ask the device: 6.12's setup_hw_port_stats() leaks the stats it
+ * allocated when get_hw_stats() fails (a failed allocation or command,
+ * found by make faults), and nothing can have counted on the fresh Q
+ * counter set yet. The congestion counters read 0 in that snapshot, which
+ * ib_core serves for its 10 ms lifespan at most.
  */
 #include <linux/unaligned.h>
 
@@ -205,6 +213,7 @@ int mlx5sp_counters_init(struct mlx5sp_ib_dev *dev)
 	}
 	c->n = c->nq + c->ncong + MLX5SP_DRV_NR;
 	c->set_id = 0;
+	c->enabled = false;
 	if (!MLX5SP_CAP_GEN(dev, max_qp_cnt))
 		return 0;		/* no Q counters: they read 0 */
 	return alloc_q_counter(dev, &c->set_id);
@@ -245,10 +254,16 @@ static int get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 {
 	struct mlx5sp_ib_dev *dev = to_ibdev(ibdev);
 	struct mlx5sp_counters *c = &dev->cnt;
-	int err, i;
+	int err;
+	u32 i;
 
 	if (port != MLX5SP_IB_PORT || stats->num_counters != c->n)
 		return -EINVAL;
+	if (!READ_ONCE(c->enabled)) {
+		for (i = 0; i < c->nq + c->ncong; i++)
+			stats->value[i] = 0;
+		goto drv;
+	}
 	if (c->set_id) {
 		err = query_q_counter(dev, c->set_id, stats);
 		if (err)
@@ -259,9 +274,17 @@ static int get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		if (err)
 			return err;
 	}
+drv:
 	for (i = 0; i < MLX5SP_DRV_NR; i++)
 		stats->value[c->nq + c->ncong + i] = atomic64_read(&c->drv[i]);
 	return c->n;
+}
+
+/* Before ib_core adds its clients: from now on reads ask the device. */
+static int counters_enable(struct ib_device *ibdev)
+{
+	WRITE_ONCE(to_ibdev(ibdev)->cnt.enabled, true);
+	return 0;
 }
 
 /* A counter of its own (auto or manual mode): the same list, Q part only. */
@@ -329,4 +352,5 @@ const struct ib_device_ops mlx5sp_counter_ops = {
 	.counter_dealloc = counter_dealloc,
 	.counter_unbind_qp = counter_unbind_qp,
 	.counter_update_stats = counter_update_stats,
+	.enable_driver = counters_enable,
 };

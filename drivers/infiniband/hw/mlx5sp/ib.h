@@ -102,6 +102,7 @@ struct mlx5sp_counters {
 	struct rdma_stat_desc descs[MLX5SP_MAX_Q_STATS + MLX5SP_CONG_STATS +
 				    MLX5SP_DRV_NR];
 	atomic64_t drv[MLX5SP_DRV_NR];
+	bool enabled;			/* enable_driver ran: clients may count */
 };
 
 struct mlx5sp_ib_dev {
