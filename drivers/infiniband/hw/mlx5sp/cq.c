@@ -268,8 +268,12 @@ int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	err = destroy_cq_cmd(dev, cq->mcq.cqn);
-	if (err && !mlx5sp_dev_dead(dev->mdev))
-		return err;
+	if (err && !mlx5sp_dev_dead(dev->mdev)) {
+		/* a user may try again; ib_core takes no error for its own */
+		if (cq->user)
+			return err;
+		mlx5sp_quarantine(dev, &cq->buf, &cq->db, "CQ", cq->mcq.cqn);
+	}
 	/* Firmware writes no more EQEs for it; wait out handlers running. */
 	mlx5sp_core_cq_remove(dev->mdev, &cq->mcq);
 	if (cq->user)

@@ -116,7 +116,6 @@ struct mlx5sp_ib_dev {
 	 * SIGERR CQEs, check_mr_status reads and clears).
 	 */
 	struct xarray sig_mrs;
-	struct dma_pool *db_pool;	/* kernel doorbell records */
 	/* DEVX event subscriptions (devx_event.c), any context */
 	spinlock_t devx_ev_lock;
 	struct list_head devx_subs;
@@ -499,6 +498,11 @@ int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,
 void mlx5sp_db_unmap_user(struct mlx5sp_ucontext *uctx, struct mlx5sp_db *db);
 int mlx5sp_db_alloc(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
 void mlx5sp_db_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
+
+/* quarantine.c */
+void mlx5sp_quarantine(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf,
+		       struct mlx5sp_db *db, const char *what, u32 n);
+void mlx5sp_quarantine_free(struct mlx5sp_dev *mdev);
 
 /* buf.c */
 int mlx5sp_buf_alloc(struct mlx5sp_ib_dev *dev, size_t size,

@@ -211,11 +211,6 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 	ib_set_device_ops(&dev->ib, &mlx5sp_restrack_ops);
 
 	/* From here dealloc_driver (via ib_dealloc_device) undoes it all. */
-	dev->db_pool = dma_pool_create("mlx5sp_db", mdev->dma_dev, 64, 64, 0);
-	if (!dev->db_pool) {
-		err = -ENOMEM;
-		goto err_dealloc;
-	}
 	err = mlx5sp_counters_init(dev);
 	if (err)
 		goto err_dealloc;
@@ -270,7 +265,6 @@ static void mlx5sp_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!list_empty(&dev->devx_subs));
 	xa_destroy(&dev->sig_mrs);
 	mlx5sp_counters_cleanup(dev);
-	dma_pool_destroy(dev->db_pool);
 	mdev->release(mdev);
 }
 

@@ -3,6 +3,7 @@
  * Device bring-up and teardown in PRM order, capabilities, the error state,
  * and the module.
  */
+#include <linux/dmapool.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -308,13 +309,18 @@ int mlx5sp_dev_init(struct mlx5sp_dev *dev)
 
 	spin_lock_init(&dev->state_lock);
 	spin_lock_init(&dev->event_lock);
+	spin_lock_init(&dev->quarantine_lock);
+	INIT_LIST_HEAD(&dev->quarantine);
 	xa_init_flags(&dev->cq_table, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qp_table, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srq_table, XA_FLAGS_LOCK_IRQ);
 	dev->state = MLX5SP_STATE_UP;
+	dev->db_pool = dma_pool_create("mlx5sp_db", dev->dma_dev, 64, 64, 0);
+	if (!dev->db_pool)
+		return -ENOMEM;
 	err = alloc_caps(dev);
 	if (err)
-		return err;
+		goto err_destroy_pool;
 	err = mlx5sp_cmd_init(dev);
 	if (err)
 		goto err_free_caps;
@@ -385,6 +391,8 @@ err_cmd_cleanup:
 	mlx5sp_cmd_cleanup(dev);
 err_free_caps:
 	free_caps(dev);
+err_destroy_pool:
+	dma_pool_destroy(dev->db_pool);
 	return err;
 }
 
@@ -405,6 +413,8 @@ void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev)
 	mlx5sp_health_stop(dev);
 	/* The function is disabled (or dead): firmware no longer touches its pages. */
 	mlx5sp_pages_cleanup(dev);
+	mlx5sp_quarantine_free(dev);
+	dma_pool_destroy(dev->db_pool);
 	mlx5sp_cmd_cleanup(dev);
 	free_caps(dev);
 	dev->hca_inited = false;

@@ -219,6 +219,18 @@ struct mlx5sp_dev {
 	struct mlx5sp_eq *comp_eqs;
 	u16 num_comp_eqs;		/* completion vectors offered to users */
 
+	/*
+	 * Kernel doorbell records; the pool lives as long as the firmware
+	 * may read them (quarantine.c).
+	 */
+	struct dma_pool *db_pool;
+	/*
+	 * DMA memory of kernel objects whose DESTROY failed, freed at
+	 * teardown (quarantine.c); the list under quarantine_lock.
+	 */
+	spinlock_t quarantine_lock;
+	struct list_head quarantine;
+
 	struct xarray cq_table;		/* CQN -> core CQ; xa_lock_irqsave */
 	struct xarray qp_table;		/* QPN -> core QP; xa_lock_irqsave */
 	struct xarray srq_table;	/* SRQN -> core SRQ; xa_lock_irqsave */

@@ -1338,8 +1338,12 @@ int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->state != IB_QPS_RESET)
 		qp_modify_cmd(dev, qp, MLX5_CMD_OP_2RST_QP, 0, NULL);
 	err = destroy_qp_cmd(dev, qp->mqp.qpn);
-	if (err && !mlx5sp_dev_dead(dev->mdev))
-		return err;
+	if (err && !mlx5sp_dev_dead(dev->mdev)) {
+		/* a user may try again; ib_core takes no error for its own */
+		if (qp->user)
+			return err;
+		mlx5sp_quarantine(dev, &qp->buf, &qp->db, "QP", qp->mqp.qpn);
+	}
 	/* No event handler runs after this; no poller holds the QP after the cleans. */
 	mlx5sp_core_qp_remove(dev->mdev, &qp->mqp);
 	if (qp->user) {

@@ -261,8 +261,13 @@ int mlx5sp_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	int err;
 
 	err = destroy_srq_cmd(dev, srq->msrq.qpn);
-	if (err && !mlx5sp_dev_dead(dev->mdev))
-		return err;
+	if (err && !mlx5sp_dev_dead(dev->mdev)) {
+		/* a user may try again; ib_core takes no error for its own */
+		if (srq->user)
+			return err;
+		mlx5sp_quarantine(dev, &srq->buf, &srq->db, "SRQ",
+				  srq->msrq.qpn);
+	}
 	/* No event handler runs after this. */
 	mlx5sp_core_srq_remove(dev->mdev, &srq->msrq);
 	if (srq->user)

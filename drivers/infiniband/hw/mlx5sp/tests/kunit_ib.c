@@ -494,6 +494,61 @@ static void ulp_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
 }
 
+/*
+ * Firmware failing DESTROY_QP, DESTROY_SRQ or DESTROY_CQ of a kernel
+ * object: ib_core takes no error there (ib_destroy_srq(), ib_destroy_cq()
+ * and ib_free_cq() WARN; a QP kept would keep its CQ; the _user calls
+ * here return what the inline ones would WARN on), so the object goes for its user while the driver
+ * keeps its queue memory, which the firmware may still use, until the
+ * device goes (quarantine.c); the engine goes on polling the kept CQ's
+ * doorbell record meanwhile. KASAN, kmemleak and dma_pool_destroy()
+ * watch the teardown.
+ */
+static void ulp_destroy_refused(struct kunit *test)
+{
+	static const u16 ops[] = { MLX5_CMD_OP_DESTROY_QP,
+				   MLX5_CMD_OP_DESTROY_SRQ,
+				   MLX5_CMD_OP_DESTROY_CQ };
+	struct ulp *u = ulp_setup(test);
+	struct mlx5sp_dev *mdev = to_ibdev(u->ibdev)->mdev;
+	struct mlx5sp_sim_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ib_cq_init_attr ca = { .cqe = 16 };
+	struct ib_srq *srq;
+	struct ib_cq *cq;
+	u64 injected;
+	int i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	srq = ib_create_srq(u->pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	cq = ib_create_cq(u->ibdev, NULL, NULL, NULL, &ca);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	mlx5sp_sim_get_stats(u->sim, st);
+	injected = st->cmds_injected;
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		mlx5sp_sim_fail_cmd(u->sim, ops[i], MLX5_CMD_STAT_INT_ERR,
+				    0x5b0f0050 + i, 1);
+		if (ops[i] == MLX5_CMD_OP_DESTROY_QP) {
+			err = ib_destroy_qp(u->qp[0]);
+			u->qp[0] = NULL;
+		} else if (ops[i] == MLX5_CMD_OP_DESTROY_SRQ) {
+			err = ib_destroy_srq_user(srq, NULL);
+		} else {
+			err = ib_destroy_cq_user(cq, NULL);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "opcode 0x%x", ops[i]);
+	}
+	mlx5sp_sim_get_stats(u->sim, st);
+	KUNIT_EXPECT_EQ(test, st->cmds_injected, injected + ARRAY_SIZE(ops));
+	spin_lock(&mdev->quarantine_lock);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&mdev->quarantine),
+			ARRAY_SIZE(ops));
+	spin_unlock(&mdev->quarantine_lock);
+	/* passes over the kept CQ's record, as over every CQ */
+	msleep(20);
+}
+
 static int ulp_send(struct ulp *u, u64 wr_id, u64 addr, int flags)
 {
 	struct ib_sge sge = { .addr = addr, .length = 64,
@@ -776,6 +831,7 @@ static struct kunit_case ib_ulp_cases[] = {
 	KUNIT_CASE_SLOW(ulp_send_write_read),
 	KUNIT_CASE_SLOW(ulp_atomics),
 	KUNIT_CASE_SLOW(ulp_bad_input),
+	KUNIT_CASE_SLOW(ulp_destroy_refused),
 	KUNIT_CASE_SLOW(ulp_sig_pipelining_cancel),
 	{}
 };
