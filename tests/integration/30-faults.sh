@@ -2,7 +2,9 @@
 # Faults through the model's debugfs: a missing capability refuses bring-up
 # with a clear message, an injected bring-up failure unwinds, a page-request
 # storm is answered, a fatal health syndrome moves the device to error state
-# and it is still removed cleanly.
+# and it is still removed cleanly. Firmware refusing to destroy ib_mad's
+# QP1 and its CQ at removal: the device still goes, with no kernel report
+# (quarantine.c keeps their memory until the teardown).
 . "$(dirname "$0")/lib.bash"
 
 load health_poll_ms=100
@@ -50,4 +52,27 @@ del ff0
 log_since cmd-fail | grep -q "DEALLOC_UAR(0x803) op_mod 0x0 failed, status internal error(0x1), syndrome 0xabc" ||
 	die "injected failure not logged with opcode, status and syndrome"
 log_since cmd-fail | grep -q "ff0: down" || die "ff0 not removed"
+
+# refused OPCODE NAME WHAT...: a device whose firmware refuses the first
+# destroy of OPCODE at removal; each WHAT logged as kept
+refused() {
+	local op=$1 name=$2 what
+	shift 2
+	mark "refused-$name"
+	add "$name"
+	echo "$op" > "$simfs/$name/fail_opcode"
+	echo 1 > "$simfs/$name/fail_status"
+	echo 0 > "$simfs/$name/fail_syndrome"
+	echo 1 > "$simfs/$name/fail_count"
+	del "$name"
+	for what in "$@"; do
+		log_since "refused-$name" | grep -q "$name: firmware failed to destroy $what 0x[0-9a-f]*: destroyed for its user" ||
+			die "$op: $what not kept after a refused destroy"
+	done
+	log_since "refused-$name" | grep -q "$name: down" || die "$name not removed"
+}
+# DESTROY_QP of ib_mad's QP1: firmware keeps it, and so refuses its CQ's
+# destroy too (in use); then DESTROY_CQ alone
+refused 0x501 fq0 QP CQ
+refused 0x401 fq1 CQ
 unload
