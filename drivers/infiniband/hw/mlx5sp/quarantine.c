@@ -2,8 +2,9 @@
 /*
  * The DMA memory of kernel objects whose DESTROY firmware failed while
  * alive. ib_core takes no error from the destroy of a kernel CQ, QP or
- * SRQ (ib_free_cq() and ib_dealloc_pd() WARN, ULPs ignore the return,
- * and the object would stay on its CQ and PD for ever), so the object
+ * SRQ (ib_destroy_cq(), ib_free_cq() and ib_destroy_srq() WARN, ULPs
+ * ignore ib_destroy_qp()'s return, and a QP kept would keep its CQ and PD
+ * in use for ever), so the object
  * goes; but firmware that kept it may still read its queue and doorbell
  * record, and write CQEs into a CQ's buffer. That memory is kept here
  * until the firmware is torn down (mlx5sp_dev_cleanup()), as a card's
