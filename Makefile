@@ -73,7 +73,7 @@ test: modules userspace userprogs deb check
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/last_send $(TOP)/.build/tests/cm_shutdown \
-	$(TOP)/.build/tests/cm_sig_shutdown \
+	$(TOP)/.build/tests/cm_sig_shutdown $(TOP)/.build/tests/pipe_heap \
 	$(TOP)/.build/tests/devx_events $(TOP)/.build/tests/devx_async \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
 	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
@@ -126,6 +126,14 @@ $(TOP)/.build/tests/cm_sig_shutdown: $(TOP)/tests/userspace/cm_sig_shutdown.c \
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I$(TOP)/userspace/include -o $@ $< \
 		$(TOP)/userspace/lib/pipeline.c -lrdmacm -lmlx5 -libverbs
+
+$(TOP)/.build/tests/pipe_heap: $(TOP)/tests/userspace/pipe_heap.c \
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/roce.h \
+		$(TOP)/tests/userspace/t10dif.h $(TOP)/userspace/lib/pipeline.c \
+		$(TOP)/userspace/include/mlx5sp/pipeline.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I$(TOP)/userspace/include -o $@ $< \
+		$(TOP)/userspace/lib/pipeline.c -lmlx5 -libverbs
 
 # DEVX commands use the kernel's PRM layouts (tests/userspace/prm.h).
 MLX5_IFC = $(shell ls -d /usr/src/linux-headers-6.12*-common | sort -V | tail -n1)/include/linux/mlx5/mlx5_ifc.h

@@ -5,7 +5,10 @@
 # calls (SQ_DRAINED, mlx5dv_mkey_check, cancel, SQD->RTS, errors injected
 # with sig_inject and written into memory, sig_runon 0/1/several, QP to ERR)
 # and checks T10-DIF insert/strip in every block size; then libmlx5sp's
-# example, mlx5sp-read-target, with good READs and with bad PI of each kind.
+# example, mlx5sp-read-target, with good READs and with bad PI of each kind,
+# and tests/userspace/pipe_heap.c: libmlx5sp's SQD procedure on a QP
+# created over a heap holding an earlier QP's numbers (libmlx5's cancel
+# walk reads its uninitialized wqe_head[]; issue 15), a deep and a small ring.
 # The programs come from `make userprogs` / `make userspace` (.build/);
 # without them, they are built here into /var/tmp.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -13,6 +16,7 @@
 top=$MLX5SP_TOP
 prog=$(test_prog sig_pipeline)
 rt=$(read_target_prog)
+heap=$(test_prog pipe_heap -I"$top/userspace/include" "$top/userspace/lib/pipeline.c")
 
 load
 mark sig-pipeline
@@ -37,6 +41,11 @@ echo "$out"
 echo "$out" | grep -q "12 READs, 4 signature errors, 0 mismatches" || rt_rc=1
 echo "mlx5sp-read-target: status $rt_rc"
 
+heap_rc=0
+timeout 60 "$heap" sp0 || heap_rc=1
+timeout 60 "$heap" sp0 small || heap_rc=1
+echo "pipe_heap: status $heap_rc"
+
 for i in 0 1; do
 	rdma link delete sp$i || die "rdma link delete sp$i failed"
 	ip link del spdummy$i
@@ -44,3 +53,4 @@ done
 unload
 [ $rc = 0 ] || die "sig_pipeline: status $rc"
 [ $rt_rc = 0 ] || die "mlx5sp-read-target failed"
+[ $heap_rc = 0 ] || die "pipe_heap failed"

@@ -260,8 +260,16 @@ static int on_async(struct target *t)
 	ret = mlx5sp_pipe_event(t->pipe, &ev);
 	ibv_ack_async_event(&ev);
 	if (ret < 0) {
-		fprintf(stderr, "  target, run %d: SQD handling: %s\n", t->run,
-			strerror(-ret));
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qia;
+		int st = -1;
+
+		/* which step failed: the cancel wants the QP in SQD */
+		if (!ibv_query_qp(t->qp, &qa, IBV_QP_STATE, &qia))
+			st = qa.qp_state;
+		fprintf(stderr,
+			"  target, run %d: SQD handling: %s (QP state %d now, %d SQDs handled before, %d signature errors)\n",
+			t->run, strerror(-ret), st, t->resumed, t->sig_errors);
 		return ret;
 	}
 	t->resumed += ret == 1;

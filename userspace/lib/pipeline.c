@@ -8,6 +8,8 @@
  * would steal completions from it.
  */
 #include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +26,83 @@ struct mlx5sp_pipe {
 	unsigned int nr_open;
 };
 
+/*
+ * libmlx5's cancel (mlx5dv_qp_cancel_posted_send_wrs(), rdma-core v44 as
+ * Debian ships it, and upstream since) walks the posted WQEs through its
+ * array of WR sequence numbers, sq.wqe_head[], one slot per basic block:
+ * from a WQE it looks for the next slot holding the next number. It fills
+ * only the slot of each WQE's first block and mallocs the array
+ * uninitialized, so the slots of a multi-block WQE's later blocks (a UMR's)
+ * hold what the heap held. A QP created where an earlier QP's arrays were
+ * freed finds that QP's numbers there, and one equal to the next WQE's
+ * number sends the walk into the middle of the UMR: the cancel fails with
+ * EINVAL, or turns a word of the UMR's translations into a NOP opcode
+ * (the UMR then fails, the QP goes to ERR), or skips a response it had to
+ * cancel. tests/userspace/cm_sig_shutdown.c hit it about once in 50 runs
+ * (a new QP per connection), on a model device as it would on a card.
+ *
+ * Worked around at creation: libmlx5 mallocs the arrays inside
+ * mlx5dv_create_qp() while glibc's M_PERTURB is set, which fills what
+ * malloc returns with ~PERTURB_BYTE: no sequence number of the ring's
+ * first lap matches 0xa5a5a5a5, and later laps find their own older
+ * numbers. glibc's per-thread cache hands out chunks of up to 1032 bytes
+ * without filling them, so a ring of fewer than 512 basic blocks (arrays
+ * of 2 KiB or less) is created again, twice as deep or more. A QP that
+ * goes through RESET keeps its arrays: make a new one instead.
+ */
+#define PERTURB_BYTE		0x5a
+#define PERTURB_MIN_WQEBBS	512
+
+/* One window at a time: a second would put the setting back too early. */
+static pthread_mutex_t perturb_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* glibc's own setting (MALLOC_PERTURB_ or its tunable), to put back. */
+static int perturb_setting(void)
+{
+	static const char key[] = "glibc.malloc.perturb=";
+	const char *env = getenv("MALLOC_PERTURB_");
+	const char *tun = getenv("GLIBC_TUNABLES");
+	int val = env ? atoi(env) : 0;
+
+	if (tun && (tun = strstr(tun, key)))
+		val = atoi(tun + sizeof(key) - 1);
+	return val;
+}
+
+static struct ibv_qp *create_perturbed(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr,
+				       struct mlx5dv_qp_init_attr *dv_attr)
+{
+	struct ibv_qp *qp;
+	int err;
+
+	pthread_mutex_lock(&perturb_lock);
+	mallopt(M_PERTURB, PERTURB_BYTE);
+	qp = mlx5dv_create_qp(ctx, attr, dv_attr);
+	err = errno;
+	mallopt(M_PERTURB, perturb_setting());
+	pthread_mutex_unlock(&perturb_lock);
+	errno = err;
+	return qp;
+}
+
+/* The SQ's depth in basic blocks, 0 if libmlx5 does not say. */
+static uint32_t sq_wqebbs(struct ibv_qp *qp)
+{
+	struct mlx5dv_qp dv = {};
+	struct mlx5dv_obj obj = { .qp = { .in = qp, .out = &dv } };
+
+	return mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP) ? 0 : dv.sq.wqe_cnt;
+}
+
 struct ibv_qp *mlx5sp_create_qp(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr,
 				struct mlx5dv_qp_init_attr *dv_attr)
 {
 	struct mlx5dv_qp_init_attr local = {};
+	struct ibv_qp_init_attr_ex deeper;
+	struct ibv_qp *qp, *qp2;
+	uint32_t wqebbs;
 
 	if (!ctx || !attr || attr->qp_type != IBV_QPT_RC) {
 		errno = EINVAL;
@@ -38,7 +112,21 @@ struct ibv_qp *mlx5sp_create_qp(struct ibv_context *ctx,
 		dv_attr = &local;
 	dv_attr->comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
 	dv_attr->create_flags |= MLX5DV_QP_CREATE_SIG_PIPELINING;
-	return mlx5dv_create_qp(ctx, attr, dv_attr);
+	deeper = *attr;
+	qp = create_perturbed(ctx, attr, dv_attr);
+	if (!qp)
+		return NULL;
+	wqebbs = sq_wqebbs(qp);
+	if (!wqebbs || wqebbs >= PERTURB_MIN_WQEBBS || !deeper.cap.max_send_wr)
+		return qp;
+	/* its arrays may have come from the cache unfilled: deeper */
+	deeper.cap.max_send_wr *= PERTURB_MIN_WQEBBS / wqebbs;
+	qp2 = create_perturbed(ctx, &deeper, dv_attr);
+	if (!qp2)
+		return qp;	/* the device's limit: the one asked for */
+	ibv_destroy_qp(qp);
+	*attr = deeper;
+	return qp2;
 }
 
 struct mlx5sp_pipe *mlx5sp_pipe_create(const struct mlx5sp_pipe_attr *attr)

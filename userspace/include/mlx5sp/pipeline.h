@@ -69,7 +69,9 @@ struct mlx5sp_pipe_attr {
  * dv_attr->create_flags; dv_attr may be NULL). attr must ask for
  * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS if the caller uses ibv_wr_* or
  * mlx5dv_wr_mkey_configure(). NULL with errno on failure (EOPNOTSUPP when
- * the device cannot resume from SQD).
+ * the device cannot resume from SQD). A ring of fewer than 512 basic blocks
+ * is made deeper (attr->cap says what it got), and libmlx5's cancel is
+ * kept from reading stale heap memory: see mlx5sp_pipe(3), NOTES.
  */
 struct ibv_qp *mlx5sp_create_qp(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr,
