@@ -105,12 +105,13 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 	# side; with the trap off it polls and the counter stands but for
 	# the first access to each new mapping (zapped at mmap).
 	if command -v ibv_rc_pingpong >/dev/null && [ -n "$t0" ]; then
-		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told ($((i1 - i0)) retries), re-arm window $(sim_stat uar_rearm_us) us, rc_pingpong -n 100"
+		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told ($((i1 - i0)) retries), last fault to trap $(sim_stat uar_rearm_us) us, rc_pingpong -n 100"
 		[ $((t1 - t0)) -ge 50 ] && [ $((a1 - a0)) -ge 50 ] ||
 			die "the engine was not told of user doorbells by fault"
 		# a trap re-set before the faulting store retried faults it
-		# again (the adaptive re-arm window, engine.c): 7,805 faults
-		# for these 200 doorbells on the debug kernel with a fixed one
+		# again (the engine waits for the store to land, engine.c):
+		# 7,805 faults for these 200 doorbells on the debug kernel
+		# with a fixed 50 us wait instead
 		[ $((t1 - t0)) -le 600 ] ||
 			die "user doorbells fault over and over ($((t1 - t0)) for 200)"
 		echo 0 >"$simfs/mlx0/uar_trap"

@@ -203,16 +203,21 @@ struct page;
  * uar_page returns the page backing UAR @index while it is allocated (what
  * a BAR page is on a card); the driver maps it into user space.
  * uar_touch (optional): a process accessed UAR page @index after
- * mlx5sp_model_uar_trap() (a doorbell, as a rule); process context, in
+ * mlx5sp_model_uar_trap() (a doorbell, as a rule), a store at @offset in
+ * the page or a read (MLX5SP_UAR_TOUCH_READ); told before the page is
+ * mapped again, so the store lands after it returns. Process context, in
  * a page fault: it must not sleep long nor take a lock held around
  * mlx5sp_model_uar_trap(). With it the driver maps UAR pages on fault.
  */
+#define MLX5SP_UAR_TOUCH_READ	U32_MAX
+
 struct mlx5sp_model_ops {
 	u32 (*read32)(struct mlx5sp_model_dev *mdev, u32 offset);
 	void (*write32)(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
 	void (*write64)(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
 	struct page *(*uar_page)(struct mlx5sp_model_dev *mdev, u32 index);
-	void (*uar_touch)(struct mlx5sp_model_dev *mdev, u32 index);
+	void (*uar_touch)(struct mlx5sp_model_dev *mdev, u32 index,
+			  u32 offset);
 };
 
 struct mlx5sp_model_dev {

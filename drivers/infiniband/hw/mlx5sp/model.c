@@ -92,12 +92,13 @@ static int model_uar_pfn(struct mlx5sp_dev *dev, u32 index, unsigned long *pfn,
 }
 
 /* A user access to a trapped UAR page: the model's doorbell. */
-static void model_uar_touch(struct mlx5sp_uar_trap *trap, u32 index)
+static void model_uar_touch(struct mlx5sp_uar_trap *trap, u32 index,
+			    u32 offset)
 {
 	struct mlx5sp_model_dev *mdev;
 
 	mdev = container_of(trap, struct model_priv, trap)->mdev;
-	mdev->ops->uar_touch(mdev, index);
+	mdev->ops->uar_touch(mdev, index, offset);
 }
 
 /* A model that is told of user accesses gets its UAR pages trapped. */

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
+#include "mlx5sp_model.h"
 #include "uar_trap.h"
 
 /*
@@ -45,15 +46,20 @@ struct uar_vma {
 
 static const struct vm_operations_struct uar_vm_ops;
 
+/*
+ * Told before the page is mapped: the model marks where the store goes,
+ * and learns from that mark when it has landed (a store retried after
+ * the next trap would fault again).
+ */
 static vm_fault_t uar_vma_fault(struct vm_fault *vmf)
 {
 	struct uar_vma *uv = vmf->vma->vm_private_data;
-	vm_fault_t ret;
+	u32 offset = MLX5SP_UAR_TOUCH_READ;
 
-	ret = vmf_insert_pfn(vmf->vma, vmf->address, uv->pfn);
-	if (ret == VM_FAULT_NOPAGE)
-		uv->trap->touch(uv->trap, uv->index);
-	return ret;
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		offset = offset_in_page(vmf->real_address);
+	uv->trap->touch(uv->trap, uv->index, offset);
+	return vmf_insert_pfn(vmf->vma, vmf->address, uv->pfn);
 }
 
 /* fork or mremap: a new vma, ib_core's first, then ours */
@@ -117,7 +123,7 @@ static const struct vm_operations_struct uar_vm_ops = {
 };
 
 void mlx5sp_uar_trap_init(struct mlx5sp_uar_trap *trap,
-			  void (*touch)(struct mlx5sp_uar_trap *, u32))
+			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32))
 {
 	mutex_init(&trap->lock);
 	INIT_LIST_HEAD(&trap->vmas);

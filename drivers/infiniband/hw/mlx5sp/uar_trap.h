@@ -24,12 +24,15 @@ struct mlx5sp_uar_trap {
 	struct list_head vmas;		/* struct uar_vma: the user mappings */
 	wait_queue_head_t closed;	/* a vma left vmas on close */
 	unsigned long closes;		/* how many did, under lock */
-	/* told of a user access to UAR @index (the model's doorbell) */
-	void (*touch)(struct mlx5sp_uar_trap *trap, u32 index);
+	/*
+	 * told of a user access to UAR @index (the model's doorbell): a
+	 * store at @offset, or MLX5SP_UAR_TOUCH_READ
+	 */
+	void (*touch)(struct mlx5sp_uar_trap *trap, u32 index, u32 offset);
 };
 
 void mlx5sp_uar_trap_init(struct mlx5sp_uar_trap *trap,
-			  void (*touch)(struct mlx5sp_uar_trap *, u32));
+			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32));
 void mlx5sp_uar_trap_destroy(struct mlx5sp_uar_trap *trap);
 int mlx5sp_uar_trap_mmap(struct mlx5sp_uar_trap *trap, struct ib_ucontext *uctx,
 			 struct vm_area_struct *vma,

@@ -193,17 +193,46 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 /*
  * A process touched a UAR page since the engine had the mappings trapped:
  * a doorbell, as a rule (a card sees the write itself). The engine runs
- * a pass and watches the pages again when it next goes idle. In a page
- * fault: nothing here sleeps.
+ * a pass and watches the pages again once the store has landed (one
+ * trapped before would fault again): the driver tells us before it maps
+ * the page, so a mark put where the store goes is overwritten by it
+ * (sim_uar_store_landed()). In a page fault: nothing here sleeps.
  */
-void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index)
+void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
+	struct page *page;
 
 	atomic64_inc(&sim->estats.uar_touches);
+	if (offset != MLX5SP_UAR_TOUCH_READ) {
+		offset = min_t(u32, ALIGN_DOWN(offset, 8), PAGE_SIZE - 8);
+		rcu_read_lock();
+		page = xa_load(&sim->uar_pages, index);
+		if (page)
+			WRITE_ONCE(*(u64 *)(page_address(page) + offset),
+				   SIM_UAR_UNWRITTEN);
+		rcu_read_unlock();
+	}
 	WRITE_ONCE(sim->engine.touch_uar, index);
-	atomic_set(&sim->engine.uar_touched, 1);
+	WRITE_ONCE(sim->engine.touch_off, offset);
+	/* the engine reads the two after its exchange of this */
+	atomic_set_release(&sim->engine.uar_touched, 1);
 	sim_engine_kick(sim);
+}
+
+/*
+ * Has the store that faulted on @index at @offset landed? A read or a
+ * page gone: nothing to wait for. Under rcu_read_lock().
+ */
+bool sim_uar_store_landed(struct mlx5sp_sim *sim, u32 index, u32 offset)
+{
+	struct page *page;
+
+	if (offset == MLX5SP_UAR_TOUCH_READ)
+		return true;
+	page = xa_load(&sim->uar_pages, index);
+	return !page || READ_ONCE(*(u64 *)(page_address(page) + offset)) !=
+			SIM_UAR_UNWRITTEN;
 }
 
 /*

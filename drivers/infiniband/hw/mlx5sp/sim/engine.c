@@ -49,21 +49,26 @@
 #define SIM_SPIN_NS		(1 * NSEC_PER_MSEC)	/* spin after work */
 #define SIM_FAST_NS		(5 * NSEC_PER_MSEC)	/* then poll fast */
 #define SIM_FAST_SLEEP_US	2
+/*
+ * Long enough to get off the CPU: a shorter timer expires under TCG
+ * before schedule() has switched (seen: 2 us timers firing while the
+ * engine was still current, the application on its CPU starved while
+ * the engine polled for its doorbell store), and a real-time thread that
+ * is woken before it blocks keeps its CPU.
+ */
+#define SIM_YIELD_US		50
 #define SIM_MIN_SLEEP_US	10			/* then back off */
 #define SIM_MAX_SLEEP_US	2000
 /*
- * Polled for a while after a user access before the trap is set again:
- * the access that faulted must get to run (the engine, a real-time thread
- * woken by the fault, may run first on the same CPU), or each retry of it
- * would fault again. How long that takes depends on the kernel (a debug
- * kernel under TCG takes ten times a stock one's), so the window adapts:
- * a touch of the same UAR page as the one before whose pass finds nothing
- * to do is, as a rule, such a retry (a doorbell record is written before
- * the UAR store that faults), and doubles it; a touch that finds work
- * shrinks it by an eighth. (A touch of another page that finds nothing
- * is another process's doorbell, seen by a pass before its fault.)
+ * After a user access the trap is set again only once the store that
+ * faulted has landed (sim_uar_store_landed()): the engine, a real-time
+ * thread woken by the fault, may run before it on the same CPU, and a
+ * store trapped again before it retries faults again (with a fixed 50 us
+ * window, 7,805 faults for 200 doorbells on the debug kernel; with one
+ * that adapted to the retries, windows of 0.3-3.5 ms in which the next
+ * doorbell waited for a poll). A store that never lands (the process
+ * killed in between) is waited for this long.
  */
-#define SIM_REARM_MIN_NS	(50 * NSEC_PER_USEC)
 #define SIM_REARM_MAX_NS	(4 * NSEC_PER_MSEC)
 
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
@@ -98,7 +103,9 @@ static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
 	struct sim_cq *cq;
 	u64 v;
 
-	if (!READ_ONCE(*slot))
+	v = READ_ONCE(*slot);
+	/* a store that faulted here has not landed yet (sim_uar_touch()) */
+	if (!v || v == SIM_UAR_UNWRITTEN)
 		return false;
 	v = xchg(slot, 0);
 	memcpy(w, &v, sizeof(w));
@@ -262,7 +269,7 @@ static void sim_engine_idle(struct mlx5sp_sim *sim, u64 idle_since,
  */
 static void sim_engine_share_cpu(struct sim_engine *eng)
 {
-	ktime_t delay = ns_to_ktime(SIM_FAST_SLEEP_US * NSEC_PER_USEC);
+	ktime_t delay = ns_to_ktime(SIM_YIELD_US * NSEC_PER_USEC);
 
 	if (single_task_running()) {
 		cond_resched();
@@ -311,30 +318,45 @@ static bool sim_engine_trap(struct mlx5sp_sim *sim)
 	return true;
 }
 
-/* After the first pass since a user access: was the trap re-set too soon? */
-static void sim_engine_rearm_adapt(struct mlx5sp_sim *sim, bool work)
+/*
+ * A user access since the trap: which store to wait for. One whose pass
+ * finds no work on the page of the one before is, as a rule, that store
+ * retried after the trap (a doorbell record is written before the UAR
+ * store that faults); counted.
+ */
+static void sim_engine_touched(struct mlx5sp_sim *sim, bool work, u64 now)
 {
 	struct sim_engine *eng = &sim->engine;
 	u32 uar = READ_ONCE(eng->touch_uar);
-	u64 ns = eng->rearm_ns;
 
-	if (work) {
-		ns = max_t(u64, ns - ns / 8, SIM_REARM_MIN_NS);
-	} else if (uar == eng->last_touch_uar) {
+	if (!work && uar == eng->wait_uar)
 		atomic64_inc(&sim->estats.uar_idle_touches);
-		ns = min_t(u64, ns * 2, SIM_REARM_MAX_NS);
-	}
-	eng->last_touch_uar = uar;
-	WRITE_ONCE(eng->rearm_ns, ns);
+	eng->wait_uar = uar;
+	eng->wait_off = READ_ONCE(eng->touch_off);
+	eng->uar_touch_ns = now;
+}
+
+/* May the trap be set again: has the store that faulted landed? */
+static bool sim_engine_may_trap(struct mlx5sp_sim *sim, u64 now)
+{
+	struct sim_engine *eng = &sim->engine;
+	bool landed;
+
+	if (now - eng->uar_touch_ns >= SIM_REARM_MAX_NS)
+		return true;
+	rcu_read_lock();
+	landed = sim_uar_store_landed(sim, eng->wait_uar, eng->wait_off);
+	rcu_read_unlock();
+	return landed;
 }
 
 static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
 	struct sim_engine *eng = &sim->engine;
-	bool worked = false, work;
+	bool worked = false, work, landed;
 	unsigned int pollable;
-	u64 idle_since = 0, now;
+	u64 idle_since = 0, now, due;
 	int touched;
 
 	while (!kthread_should_stop()) {
@@ -345,20 +367,39 @@ static int sim_engine_thread(void *data)
 		 * before a later load).
 		 */
 		atomic_xchg(&eng->kicked, 0);
-		/* a user access mapped a UAR page again: no longer trapped */
+		/*
+		 * A user access mapped a UAR page again: no longer trapped.
+		 * Fully ordered: where it went is read below.
+		 */
 		touched = atomic_xchg(&eng->uar_touched, 0);
-		if (touched) {
+		if (touched)
 			eng->uar_armed = false;
-			eng->uar_touch_ns = ktime_get_ns();
-		}
 		if (!READ_ONCE(sim->uar_trap))
 			eng->uar_armed = false;
 		work = sim_engine_pass(sim, &pollable);
 		if (touched)
-			sim_engine_rearm_adapt(sim, work);
+			sim_engine_touched(sim, work, ktime_get_ns());
 		if (work) {
 			eng->sleep_us = 0;
 			idle_since = 0;
+			/*
+			 * The CPU wanted and user doorbells to watch: trap
+			 * them now, and the pass after this one can sleep
+			 * until kicked. Sleeping on a timer here would wait
+			 * for it while the application's next doorbell goes
+			 * unseen, and under TCG, with both vCPUs busy, the
+			 * host runs QEMU's timers milliseconds late.
+			 */
+			if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
+			    !single_task_running() &&
+			    sim_engine_may_trap(sim, ktime_get_ns()) &&
+			    sim_engine_trap(sim)) {
+				eng->uar_armed = true;
+				WRITE_ONCE(eng->rearm_ns,
+					   ktime_get_ns() - eng->uar_touch_ns);
+				worked = true;
+				continue;
+			}
 			/*
 			 * Kicked work: the next pass comes at once, and finds
 			 * nothing more often than not, then sleeps.
@@ -380,13 +421,38 @@ static int sim_engine_thread(void *data)
 		 * than that poll), and trapped when another task wants the CPU
 		 * or after that.
 		 */
-		if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
-		    now - eng->uar_touch_ns >= eng->rearm_ns &&
+		landed = (pollable & SIM_POLL_USER) && !eng->uar_armed &&
+			 sim_engine_may_trap(sim, now);
+		if (landed &&
 		    (!single_task_running() || now - idle_since >= SIM_SPIN_NS) &&
 		    sim_engine_trap(sim)) {
 			/* one more pass: a doorbell written before the trap */
 			eng->uar_armed = true;
+			WRITE_ONCE(eng->rearm_ns, now - eng->uar_touch_ns);
 			continue;
+		}
+		/*
+		 * The faulting store has not landed: it is about to (its
+		 * task runs on another CPU, or wants this one). Watch for it
+		 * closely, not with the idle back-off below; and when the
+		 * CPU is wanted (by the task that stores, as a rule), let
+		 * that run rather than poll beside it.
+		 */
+		if ((pollable & SIM_POLL_USER) && !eng->uar_armed && !landed &&
+		    READ_ONCE(sim->uar_trap)) {
+			if (single_task_running() &&
+			    now - idle_since < SIM_SPIN_NS) {
+				cond_resched();
+				cpu_relax();
+				continue;
+			}
+			due = now + SIM_YIELD_US * NSEC_PER_USEC;
+			if (pollable & SIM_POLL_TIMED)
+				due = min(due, eng->next_due);
+			if (due > now) {
+				sim_engine_sleep_until(sim, due, now);
+				continue;
+			}
 		}
 		if (eng->uar_armed)
 			pollable &= ~SIM_POLL_USER;
@@ -434,7 +500,6 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 	 * their time slice to end before it sees the next doorbell.
 	 */
 	sched_set_fifo_low(task);
-	sim->engine.rearm_ns = SIM_REARM_MIN_NS;
 	WRITE_ONCE(sim->engine.task, task);
 	wake_up_process(task);
 	return 0;

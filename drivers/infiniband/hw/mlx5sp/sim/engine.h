@@ -62,9 +62,13 @@ struct sim_engine {
 	bool uar_armed;			/* user UAR accesses will be told */
 	u64 next_due;			/* earliest QP timer of the last pass */
 	u64 uar_touch_ns;		/* when the last one was */
-	u64 rearm_ns;			/* polled after one before the trap */
-	u32 touch_uar;			/* UAR index of the last one */
-	u32 last_touch_uar;		/* the engine's copy of it */
+	u64 rearm_ns;			/* from the last one to the trap */
+	/* the last one (sim_uar_touch), read after uar_touched */
+	u32 touch_uar;
+	u32 touch_off;			/* of its store; or a read */
+	/* the engine's copy: the store it waits for before the trap */
+	u32 wait_uar;
+	u32 wait_off;
 	u32 sleep_us;
 	struct sim_sgl lsgl;		/* scratch of the executing WQE */
 	u8 wqe[1024];			/* a UMR WQE, unwrapped (max_wqe_sz_sq) */

@@ -84,7 +84,7 @@ struct mlx5sp_sim_stats {
 	u64 uar_traps;		/* idle: user UAR mappings taken down */
 	u64 uar_touches;	/* user UAR accesses told since (faults) */
 	u64 uar_idle_touches;	/* of those, retries: trap re-set too soon */
-	u64 uar_rearm_us;	/* now: polled after one before the trap */
+	u64 uar_rearm_us;	/* the last one: from a fault to the trap */
 	u64 rnr_naks;		/* sends that found no receive WQE */
 	u64 retries;		/* retransmissions: peer missing or not ready */
 	u64 wqes_flushed;	/* send and receive WQEs flushed */

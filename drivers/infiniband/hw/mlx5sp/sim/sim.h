@@ -393,7 +393,13 @@ u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset);
 void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
 void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
 struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index);
-void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index);
+void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset);
+/*
+ * What sim_uar_touch() puts where a faulting store goes: no doorbell
+ * libmlx5 writes is all ones (a CQ number or QPN 0xffffff).
+ */
+#define SIM_UAR_UNWRITTEN	(~0ULL)
+bool sim_uar_store_landed(struct mlx5sp_sim *sim, u32 index, u32 offset);
 void sim_bar_init(struct mlx5sp_sim *sim);
 void sim_health_work(struct work_struct *work);
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd);
