@@ -6,6 +6,7 @@
  * sleeps, and anything that needs the firmware is queued to its worker.
  */
 
+#include <kunit/visibility.h>
 #include <linux/mm.h>
 #include <linux/timekeeping.h>
 
@@ -234,6 +235,7 @@ bool sim_uar_store_landed(struct mlx5sp_sim *sim, u32 index, u32 offset)
 	return !page || READ_ONCE(*(u64 *)(page_address(page) + offset)) !=
 			SIM_UAR_UNWRITTEN;
 }
+EXPORT_SYMBOL_IF_KUNIT(sim_uar_store_landed);
 
 /*
  * The page behind UAR @index while it is allocated, asked for by the

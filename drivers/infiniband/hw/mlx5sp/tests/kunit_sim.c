@@ -1527,7 +1527,58 @@ static void rc_sig_transfers(struct kunit *test)
 			MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 }
 
+/*
+ * A user store that faulted on a trapped UAR page: the model marks where
+ * it goes, the engine traps again only once it has landed, and the mark
+ * on the CQ doorbell is no CQ arm for the engine's poll.
+ */
+static void uar_touch_mark(struct kunit *test)
+{
+	/* freed by kunit after t_dev_down, which t_dev_up registers */
+	struct t_dev *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct page *page;
+	u64 *bf, *cq_db;
+	__be64 first;
+	bool landed;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	t_dev_up(test, d, "kt-uar-mark");
+	page = d->mdev->ops->uar_page(d->mdev, d->uar);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bf = page_address(page) + MLX5SP_UAR_BF_OFFSET;
+	cq_db = page_address(page) + MLX5SP_UAR_CQ_DB;
+
+	/* an unaligned store: the word it starts in */
+	d->mdev->ops->uar_touch(d->mdev, d->uar, MLX5SP_UAR_BF_OFFSET + 3);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*bf), SIM_UAR_UNWRITTEN);
+	rcu_read_lock();
+	landed = sim_uar_store_landed(d->sim, d->uar, MLX5SP_UAR_BF_OFFSET);
+	rcu_read_unlock();
+	KUNIT_EXPECT_FALSE(test, landed);
+	/* libmlx5's first BlueFlame word: WQE 1, SEND; QPN 0x12, 2 DS */
+	first = cpu_to_be64(0x0000010a00001202ULL);
+	memcpy(bf, &first, sizeof(first));
+	rcu_read_lock();
+	landed = sim_uar_store_landed(d->sim, d->uar, MLX5SP_UAR_BF_OFFSET);
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, landed);
+
+	/* a read waits for nothing, nor does a UAR that is gone */
+	rcu_read_lock();
+	KUNIT_EXPECT_TRUE(test, sim_uar_store_landed(d->sim, d->uar,
+						     MLX5SP_UAR_TOUCH_READ));
+	KUNIT_EXPECT_TRUE(test, sim_uar_store_landed(d->sim, d->uar + 1,
+						     MLX5SP_UAR_BF_OFFSET));
+	rcu_read_unlock();
+
+	/* the engine, kicked by the touch, leaves the CQ doorbell's mark */
+	d->mdev->ops->uar_touch(d->mdev, d->uar, MLX5SP_UAR_CQ_DB);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*cq_db), SIM_UAR_UNWRITTEN);
+}
+
 static struct kunit_case sim_rc_cases[] = {
+	KUNIT_CASE(uar_touch_mark),
 	KUNIT_CASE(rc_send_recv),
 	KUNIT_CASE(rc_write_read_atomic),
 	KUNIT_CASE(rc_errors_and_flush),
