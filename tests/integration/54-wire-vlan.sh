@@ -19,8 +19,9 @@
 
 iters=${WIRE_ITERS:-20}
 t0=$(date +%s)
+wire_stock_only
 wire_setup wire-vlan
-modprobe rdma_ucm
+mod rdma_ucm || die "no rdma_ucm"
 ip -n $ns link add link vethA name vethA.10 type vlan id 10
 ip -n $ns addr add 10.78.0.1/24 dev vethA.10
 ip -n $ns link set vethA.10 up

@@ -66,7 +66,7 @@ size=5000
 # rxe's retransmissions under loss take its 67 ms timeouts
 export WIRE_PP_TIMEOUT=180
 
-if ! modprobe sch_netem 2>/dev/null; then
+if ! mod sch_netem; then
 	echo "SKIP: no netem in this kernel"
 	exit 77
 fi

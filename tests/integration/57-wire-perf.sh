@@ -33,8 +33,9 @@ nbw=${WIRE_PERF_BW:-100}
 nlat=${WIRE_PERF_LAT:-100}
 t=${WIRE_PERF_TIMEOUT:-120}
 
+wire_stock_only
 wire_setup wire-perf
-modprobe rdma_ucm
+mod rdma_ucm || die "no rdma_ucm"
 wire_capture_start
 
 # perf PROG SERVER-SIDE ARGS...: one perftest run, server on SERVER-SIDE;
@@ -134,7 +135,7 @@ done
 # meanwhile), and sent plus coalesced (acks_coalesced) are exactly the
 # ACKs asked for (one more for each duplicate, should a TCG stall outlast
 # rxe's 67 ms ACK timeout).
-modprobe sch_netem || die "no netem"
+mod sch_netem || die "no netem"
 tc qdisc add dev vethB root netem slot 10ms 10ms || die "tc netem slot"
 perf ib_send_bw sp -n 200 -s 1024
 tc qdisc del dev vethB root

@@ -25,6 +25,7 @@ ip6a=fd77::1
 ip6b=fd77::2
 iters=${WIRE_ITERS:-20}
 t0=$(date +%s)
+wire_stock_only
 wire_setup wire-v6-uc
 gs4=$gs
 gr4=$gr
@@ -85,7 +86,7 @@ ok "ICRC valid on every RoCEv2 packet of the capture (IPv4 and IPv6)"
 # UC under 5 % loss on both egresses (IPv4 GIDs): messages that lost a
 # packet are dropped whole, the rest arrive whole and in order, and the
 # model's responder counts what it dropped
-modprobe sch_netem || die "no netem"
+mod sch_netem || die "no netem"
 d0=$(wire_stat "$wire" rx_dropped)
 u0=$(wire_stat "$wire" uc_msgs_dropped)
 tc qdisc replace dev vethB root netem loss 5% || die "netem vethB"

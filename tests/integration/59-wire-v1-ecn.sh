@@ -48,7 +48,7 @@ wire_cleanup_hook() {
 	rdma link delete sp1 2>/dev/null || true
 }
 
-if ! modprobe sch_netem 2>/dev/null; then
+if ! mod sch_netem; then
 	echo "SKIP: no netem in this kernel"
 	exit 77
 fi

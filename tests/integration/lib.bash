@@ -52,6 +52,17 @@ load() {
 	insmod "$ko/sim/mlx5sp_sim.ko"
 }
 
+# mod NAME: load module NAME, or find it built into this kernel (the
+# debug kernel has no /lib/modules tree for modprobe to read: its build
+# tree's modules.builtin says). False if neither.
+mod() {
+	local kdir
+	modprobe "$1" 2>/dev/null && return 0
+	[ "${MLX5SP_KERNEL:-}" = debug ] || return 1
+	kdir=$("$MLX5SP_TOP/tests/kernel/build" 2>/dev/null) || return 1
+	grep -q "/$1\.ko\$" "$kdir/modules.builtin"
+}
+
 unload() {
 	rmmod mlx5sp_sim
 	rmmod mlx5sp

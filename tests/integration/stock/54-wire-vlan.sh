@@ -1,4 +1,4 @@
 #!/bin/bash
-# RoCE over a VLAN against rxe over veth (stock kernel only: the debug
-# kernel has no veth).
+# RoCE over a VLAN against rxe over veth (the debug kernel runs it with
+# MLX5SP_WIRE_ALL=1 only, wire.bash).
 exec bash "$(dirname "$0")/../54-wire-vlan.sh"

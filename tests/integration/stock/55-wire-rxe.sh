@@ -1,4 +1,3 @@
 #!/bin/bash
-# RoCEv2 interop with rxe over veth (stock kernel only: the debug kernel
-# has no veth).
+# RoCEv2 interop with rxe over veth (also on the debug kernel).
 exec bash "$(dirname "$0")/../55-wire-rxe.sh"

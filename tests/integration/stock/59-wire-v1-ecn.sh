@@ -1,4 +1,4 @@
 #!/bin/bash
-# RoCE v1 and ECN/CNP between two model devices over veth (stock kernel
-# only: the debug kernel has no veth).
+# RoCE v1 and ECN/CNP between two model devices over veth (also on the
+# debug kernel).
 exec bash "$(dirname "$0")/../59-wire-v1-ecn.sh"
