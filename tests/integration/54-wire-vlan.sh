@@ -19,7 +19,7 @@
 
 iters=${WIRE_ITERS:-20}
 t0=$(date +%s)
-wire_stock_only
+wire_debug_opt_in
 wire_setup wire-vlan
 mod rdma_ucm || die "no rdma_ucm"
 ip -n $ns link add link vethA name vethA.10 type vlan id 10

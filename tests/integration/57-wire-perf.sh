@@ -33,7 +33,7 @@ nbw=${WIRE_PERF_BW:-100}
 nlat=${WIRE_PERF_LAT:-100}
 t=${WIRE_PERF_TIMEOUT:-120}
 
-wire_stock_only
+wire_debug_opt_in
 wire_setup wire-perf
 mod rdma_ucm || die "no rdma_ucm"
 wire_capture_start

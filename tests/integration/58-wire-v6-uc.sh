@@ -25,7 +25,7 @@ ip6a=fd77::1
 ip6b=fd77::2
 iters=${WIRE_ITERS:-20}
 t0=$(date +%s)
-wire_stock_only
+wire_debug_opt_in
 wire_setup wire-v6-uc
 gs4=$gs
 gr4=$gr

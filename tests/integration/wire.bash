@@ -74,12 +74,12 @@ wire_cleanup() {
 	fi
 }
 
-# wire_stock_only: on the debug kernel (KASAN, lockdep, kmemleak) make
+# wire_debug_opt_in: on the debug kernel (KASAN, lockdep, kmemleak) make
 # test runs 55, 56 and 59 of the wire tests, which cover the transport
 # (retransmission, loss, RoCE v1, ECN, two model devices); this one only
 # with MLX5SP_WIRE_ALL=1 in the guest's environment, for make test's time
 # budget (all six passed there in 15 minutes, session 27).
-wire_stock_only() {
+wire_debug_opt_in() {
 	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -z "${MLX5SP_WIRE_ALL:-}" ]; then
 		echo "SKIP: on the debug kernel with MLX5SP_WIRE_ALL=1 only"
 		exit 77

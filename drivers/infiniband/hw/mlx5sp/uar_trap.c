@@ -22,7 +22,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "mlx5sp_model.h"
+#include "mlx5sp_model.h"	/* MLX5SP_UAR_TOUCH_READ: what a read is told as */
 #include "uar_trap.h"
 
 /*

@@ -306,15 +306,25 @@ static void sim_engine_sleep_until(struct mlx5sp_sim *sim, u64 due, u64 now)
 				 HRTIMER_MODE_REL);
 }
 
+/* User doorbells to watch, not trapped: the engine must see them itself. */
+static bool sim_engine_watching(struct sim_engine *eng, unsigned int pollable)
+{
+	return (pollable & SIM_POLL_USER) && !eng->uar_armed;
+}
+
 /*
- * Idle with user doorbells to watch: have the next user access told.
+ * Have the next user access told, and count how long after the last one.
  * False if it cannot be (debugfs uar_trap off, the driver detached).
  */
-static bool sim_engine_trap(struct mlx5sp_sim *sim)
+static bool sim_engine_trap(struct mlx5sp_sim *sim, u64 now)
 {
+	struct sim_engine *eng = &sim->engine;
+
 	if (!READ_ONCE(sim->uar_trap) || !mlx5sp_model_uar_trap(&sim->mdev))
 		return false;
 	atomic64_inc(&sim->estats.uar_traps);
+	eng->uar_armed = true;
+	WRITE_ONCE(eng->rearm_ns, now - eng->uar_touch_ns);
 	return true;
 }
 
@@ -354,7 +364,7 @@ static int sim_engine_thread(void *data)
 {
 	struct mlx5sp_sim *sim = data;
 	struct sim_engine *eng = &sim->engine;
-	bool worked = false, work, landed;
+	bool worked = false, work;
 	unsigned int pollable;
 	u64 idle_since = 0, now, due;
 	int touched;
@@ -390,13 +400,11 @@ static int sim_engine_thread(void *data)
 			 * unseen, and under TCG, with both vCPUs busy, the
 			 * host runs QEMU's timers milliseconds late.
 			 */
-			if ((pollable & SIM_POLL_USER) && !eng->uar_armed &&
+			now = ktime_get_ns();
+			if (sim_engine_watching(eng, pollable) &&
 			    !single_task_running() &&
-			    sim_engine_may_trap(sim, ktime_get_ns()) &&
-			    sim_engine_trap(sim)) {
-				eng->uar_armed = true;
-				WRITE_ONCE(eng->rearm_ns,
-					   ktime_get_ns() - eng->uar_touch_ns);
+			    sim_engine_may_trap(sim, now) &&
+			    sim_engine_trap(sim, now)) {
 				worked = true;
 				continue;
 			}
@@ -421,25 +429,23 @@ static int sim_engine_thread(void *data)
 		 * than that poll), and trapped when another task wants the CPU
 		 * or after that.
 		 */
-		landed = (pollable & SIM_POLL_USER) && !eng->uar_armed &&
-			 sim_engine_may_trap(sim, now);
-		if (landed &&
-		    (!single_task_running() || now - idle_since >= SIM_SPIN_NS) &&
-		    sim_engine_trap(sim)) {
+		if (sim_engine_watching(eng, pollable) &&
+		    sim_engine_may_trap(sim, now)) {
 			/* one more pass: a doorbell written before the trap */
-			eng->uar_armed = true;
-			WRITE_ONCE(eng->rearm_ns, now - eng->uar_touch_ns);
-			continue;
-		}
-		/*
-		 * The faulting store has not landed: it is about to (its
-		 * task runs on another CPU, or wants this one). Watch for it
-		 * closely, not with the idle back-off below; and when the
-		 * CPU is wanted (by the task that stores, as a rule), let
-		 * that run rather than poll beside it.
-		 */
-		if ((pollable & SIM_POLL_USER) && !eng->uar_armed && !landed &&
-		    READ_ONCE(sim->uar_trap)) {
+			if ((!single_task_running() ||
+			     now - idle_since >= SIM_SPIN_NS) &&
+			    sim_engine_trap(sim, now))
+				continue;
+		} else if (sim_engine_watching(eng, pollable) &&
+			   READ_ONCE(sim->uar_trap)) {
+			/*
+			 * The faulting store has not landed: it is about to
+			 * (its task runs on another CPU, or wants this one).
+			 * Watch for it closely, not with the idle back-off
+			 * below; and when the CPU is wanted (by the task that
+			 * stores, as a rule), let that run rather than poll
+			 * beside it.
+			 */
 			if (single_task_running() &&
 			    now - idle_since < SIM_SPIN_NS) {
 				cond_resched();
