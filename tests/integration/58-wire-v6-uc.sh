@@ -6,6 +6,8 @@
 # GIDs, ibv_uc_pingpong (8192-byte messages, 1024-byte path MTU: UC
 # SEND first/middle/last) with the IPv4 and the IPv6 GIDs, each with the
 # server on either side, -c checking the data where the program can.
+# wire_retry uc-sig: UC through a signature MKEY each way (PI stripped
+# going out, inserted coming in; a bad guard named).
 # wire_ud_grh.py: a UD datagram each way, the flow label and traffic
 # class of the sender's address handle in the receiver's GRH.
 # A capture of vethB: tshark reads it without a malformed packet or an
@@ -59,6 +61,18 @@ t0=$(date +%s)
 /usr/bin/python3 "$here/wire_uc.py" sp0 $gs6 rxe0 $gr6 32 8192 ||
 	die "wire_uc.py (no loss)"
 ok "wire_uc.py: $(($(date +%s) - t0)) s"
+# signature keys on UC (wire_retry uc-sig, IPv4 GIDs): WRITEs with
+# immediate from the model's T10-DIF blocks through a signature MKEY (PI
+# checked and stripped: rxe gets the data), SENDs from rxe into a
+# receive through it (PI inserted), a bad guard named by mlx5dv_mkey_check
+t0=$(date +%s)
+out=$work/uc-sig
+rc=0
+timeout 600 "$(test_prog wire_retry)" uc-sig sp0 "$gs4" rxe0 "$gr4" \
+	"$iters" 8192 >"$out" 2>&1 || rc=$?
+cat "$out"
+[ $rc = 0 ] || die "wire_retry uc-sig: status $rc"
+ok "signature keys on UC: $(($(date +%s) - t0)) s"
 # a UD datagram each way over IPv6: the flow label and traffic class the
 # sender's address handle gave, in the receiver's GRH (rxe sends 0)
 /usr/bin/python3 "$here/wire_ud_grh.py" sp0 $gs6 rxe0 $gr6 ||

@@ -3,7 +3,8 @@
  * RC on the wire between two devices of this machine (a model device and
  * rxe on the two ends of a veth pair, 56-wire-loss.sh): one process opens
  * both (the RDMA devices of a shared-netns system are seen from every
- * namespace) and connects an RC QP on A to one on B by their GIDs.
+ * namespace) and connects an RC QP on A to one on B by their GIDs
+ * (uc-sig, for 58-wire-v6-uc.sh, a UC pair beside them).
  *
  * usage: wire_retry MODE DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]
  *
@@ -72,6 +73,13 @@
  *	reference tags from the MKEY's. mlx5dv_mkey_check finds no error.
  *	Each WQE runs alone on the wire (stop-and-wait); the script puts
  *	loss on B's egress, so READ responses get lost.
+ *   uc-sig COUNT SIZE  signature keys on UC: the MKEY of sig (configured
+ *	on A's RC QP: libmlx5 configures none on UC) used by a UC QP of A,
+ *	COUNT times: an RDMA WRITE with immediate from A's blocks through it
+ *	(PI checked and stripped: B gets the data alone), and a SEND of B's
+ *	data into a receive of A through it (PI inserted); then one WRITE
+ *	with a bad guard in its last block: it completes, B gets the data,
+ *	mlx5dv_mkey_check names the guard error.
  *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
  *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
  *	provider refuses to post one, so not from B), and one by an rkey
@@ -86,6 +94,7 @@
  * Prints one PASS/FAIL line per expectation and "N passed, N failed";
  * "time_ms" lines carry the measured times for the script's report.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -1106,15 +1115,13 @@ static void create_sig_qp(struct end *e)
 }
 
 /*
- * The MKEY over @nb blocks at @blocks (memory T10-DIF, reference tags from
- * @ref, wire plain), then @read ? an RDMA READ of B's buffer into it : an
- * RDMA WRITE from it into B's buffer; the data WQE signaled.
+ * The MKEY configure WQE, between ibv_wr_start and ibv_wr_complete: the
+ * MKEY over @nb blocks at @blocks in A's MR (memory T10-DIF, reference
+ * tags from @ref, every tag checked; wire plain).
  */
-static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
-		     unsigned int nb, uint32_t ref, int read, uint64_t id)
+static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
+			unsigned char *blocks, unsigned int nb, uint32_t ref)
 {
-	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a.qp);
-	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
 	struct mlx5dv_sig_t10dif dif = {
 		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = SIG_APP_TAG,
 		.ref_tag = ref, .flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
@@ -1135,13 +1142,27 @@ static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 		.length = nb * (SIG_BLOCK + SIG_PI),
 	};
 
-	ibv_wr_start(qpx);
-	qpx->wr_id = id | 1ULL << 63;
-	qpx->wr_flags = IBV_SEND_INLINE;
 	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
 	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+}
+
+/*
+ * The MKEY over @nb blocks at @blocks (sig_conf_wr), then @read ? an RDMA
+ * READ of B's buffer into it : an RDMA WRITE from it into B's buffer; the
+ * data WQE signaled.
+ */
+static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
+		     unsigned int nb, uint32_t ref, int read, uint64_t id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a.qp);
+	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = id | 1ULL << 63;
+	qpx->wr_flags = IBV_SEND_INLINE;
+	sig_conf_wr(dvqp, mkey, blocks, nb, ref);
 	qpx->wr_id = id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
 	if (read)
@@ -1258,6 +1279,242 @@ static void mode_sig(unsigned int count, unsigned int size)
 	mlx5dv_destroy_mkey(mkey);
 }
 
+/* uc-sig: a UC QP of @e, beside its RC one, connected to @pqp of @peer. */
+static struct ibv_qp *uc_qp(struct end *e)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UC,
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.cap = { .max_send_wr = sq_depth, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
+
+	if (!qp)
+		fatal("ibv_create_qp (UC)", errno);
+	return qp;
+}
+
+static void uc_connect(struct end *e, struct ibv_qp *qp, struct end *peer,
+		       struct ibv_qp *pqp)
+{
+	struct ibv_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		fatal("UC INIT", errno);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	at.dest_qp_num = pqp->qp_num;
+	at.rq_psn = 0x456;
+	at.ah_attr.is_global = 1;
+	at.ah_attr.grh.dgid = peer->gid;
+	at.ah_attr.grh.sgid_index = e->gid_index;
+	at.ah_attr.grh.hop_limit = 64;
+	at.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		fatal("UC RTR", errno);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	at.sq_psn = 0x456;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		fatal("UC RTS", errno);
+}
+
+/* The MKEY configured alone on A's RC QP (sig_conf_wr), and done. */
+static int sig_configure(struct mlx5dv_mkey *mkey, unsigned char *blocks,
+			 unsigned int nb, uint32_t ref, uint64_t id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a.qp);
+	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
+	struct ibv_wc wc;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = id;
+	qpx->wr_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	sig_conf_wr(dvqp, mkey, blocks, nb, ref);
+	if (ibv_wr_complete(qpx))
+		fatal("ibv_wr_complete (MKEY configure)", errno);
+	if (poll_one(&a, &wc, WAIT_MS) && wc.status == IBV_WC_SUCCESS &&
+	    wc.wr_id == id)
+		return 1;
+	check(0, "MKEY configure %llu: %s", (unsigned long long)id,
+	      ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+static void uc_post_recv(struct ibv_qp *qp, uint64_t id, uint64_t addr,
+			 uint32_t lkey, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge,
+				  .num_sge = len ? 1 : 0 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(qp, &wr, &bad))
+		fatal("ibv_post_recv (UC)", errno);
+}
+
+static void uc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			 uint64_t id, uint64_t addr, uint32_t lkey,
+			 uint32_t len, uint32_t imm)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(imm),
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
+	wr.wr.rdma.rkey = b.mr->rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		fatal("ibv_post_send (UC)", errno);
+}
+
+/* One completion of @e for @id, successful, with @opcode. */
+static int uc_wc(struct end *e, uint64_t id, enum ibv_wc_opcode opcode,
+		 struct ibv_wc *wc, const char *what)
+{
+	if (poll_one(e, wc, WAIT_MS) && wc->status == IBV_WC_SUCCESS &&
+	    wc->wr_id == id && wc->opcode == opcode)
+		return 1;
+	check(0, "%s %llu: %s, wr_id %llu, opcode %d", what,
+	      (unsigned long long)id, ibv_wc_status_str(wc->status),
+	      (unsigned long long)wc->wr_id, wc->opcode);
+	return 0;
+}
+
+/*
+ * uc-sig: signature keys on UC QPs on the wire. The MKEY is configured on
+ * A's RC QP (libmlx5 configures none on UC) and used by A's UC QP, as any
+ * QP of its PD may: RDMA WRITEs with immediate from A's T10-DIF blocks
+ * through it (PI checked and stripped: B gets the data alone), SENDs of
+ * B's plain data into a receive through it (PI inserted into A's
+ * blocks); then one WRITE from blocks with a bad guard: it completes, B
+ * gets the data, and mlx5dv_mkey_check names the guard error.
+ */
+static void mode_uc_sig(unsigned int count, unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	struct mlx5dv_mkey_init_attr ma = {
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		.max_entries = 1,
+	};
+	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
+	struct ibv_qp *ua, *ub;
+	struct mlx5dv_mkey_err err;
+	struct mlx5dv_mkey *mkey;
+	double t0 = now_ms();
+	struct ibv_wc wc;
+	uint32_t ref;
+
+	create_sig_qp(&a);
+	create_qp(&b);
+	connect_one(&a, &b, &p);
+	connect_one(&b, &a, &p);
+	ua = uc_qp(&a);
+	ub = uc_qp(&b);
+	uc_connect(&a, ua, &b, ub);
+	uc_connect(&b, ub, &a, ua);
+	ma.pd = a.pd;
+	mkey = mlx5dv_create_mkey(&ma);
+	if (!mkey)
+		fatal("mlx5dv_create_mkey (signature)", errno);
+	for (i = 0; i < count; i++) {
+		ref = 0x2000 + i * nb;
+		/* out: PI checked and stripped, B gets the data alone */
+		sig_fill(a.src, nb, i, ref);
+		memset(b.buf, 0, size);
+		if (!sig_configure(mkey, a.src, nb, ref, 4 * i))
+			break;
+		uc_post_recv(ub, 4 * i + 1, 0, 0, 0);
+		uc_post_send(ua, IBV_WR_RDMA_WRITE_WITH_IMM, 4 * i + 1, 0,
+			     mkey->lkey, nb * SIG_BLOCK, i);
+		if (!uc_wc(&a, 4 * i + 1, IBV_WC_RDMA_WRITE, &wc,
+			   "UC signature WRITE") ||
+		    !uc_wc(&b, 4 * i + 1, IBV_WC_RECV_RDMA_WITH_IMM, &wc,
+			   "its immediate at B"))
+			break;
+		if (ntohl(wc.imm_data) != i)
+			wr_bad++;
+		if (mlx5dv_mkey_check(mkey, &err) ||
+		    err.err_type != MLX5DV_MKEY_NO_ERR) {
+			check(0, "UC signature WRITE %u: mlx5dv_mkey_check found error %d",
+			      i, err.err_type);
+			break;
+		}
+		for (k = 0; k < nb; k++)
+			if (!same(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
+				  SIG_BLOCK, 4))
+				wr_bad++;
+		/* in: B's data, PI inserted in A's blocks */
+		for (k = 0; k < nb; k++)
+			fill(b.src + (size_t)k * SIG_BLOCK, i * nb + k,
+			     SIG_BLOCK, 5);
+		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		if (!sig_configure(mkey, a.buf, nb, ref, 4 * i + 2))
+			break;
+		uc_post_recv(ua, 4 * i + 3, 0, mkey->lkey, nb * SIG_BLOCK);
+		uc_post_send(ub, IBV_WR_SEND, 4 * i + 3, (uintptr_t)b.src,
+			     b.mr->lkey, nb * SIG_BLOCK, 0);
+		if (!uc_wc(&b, 4 * i + 3, IBV_WC_SEND, &wc, "UC SEND") ||
+		    !uc_wc(&a, 4 * i + 3, IBV_WC_RECV, &wc,
+			   "its receive through the MKEY"))
+			break;
+		if (wc.byte_len != nb * SIG_BLOCK)
+			rd_bad++;
+		if (mlx5dv_mkey_check(mkey, &err) ||
+		    err.err_type != MLX5DV_MKEY_NO_ERR) {
+			check(0, "UC signature receive %u: mlx5dv_mkey_check found error %d",
+			      i, err.err_type);
+			break;
+		}
+		if (!sig_same(a.buf, nb, i, ref))
+			rd_bad++;
+	}
+	check(i == count && !wr_bad,
+	      "%u UC RDMA WRITEs with immediate of %u blocks %s -> %s through a signature MKEY: PI checked and stripped, %u wrong",
+	      i, nb, a.name, b.name, wr_bad);
+	check(i == count && !rd_bad,
+	      "%u UC SENDs of %u blocks %s <- %s into a receive through it: PI inserted, %u wrong (%.0f ms)",
+	      i, nb, a.name, b.name, rd_bad, now_ms() - t0);
+	/* a bad guard in the last block: sent all the same, and named */
+	ref = 0x3000;
+	sig_fill(a.src, nb, count, ref);
+	a.src[(size_t)nb * (SIG_BLOCK + SIG_PI) - SIG_PI] ^= 0xff;
+	memset(b.buf, 0, size);
+	if (sig_configure(mkey, a.src, nb, ref, 4 * count)) {
+		uc_post_recv(ub, 4 * count + 1, 0, 0, 0);
+		uc_post_send(ua, IBV_WR_RDMA_WRITE_WITH_IMM, 4 * count + 1, 0,
+			     mkey->lkey, nb * SIG_BLOCK, count);
+		if (uc_wc(&a, 4 * count + 1, IBV_WC_RDMA_WRITE, &wc,
+			  "UC signature WRITE, bad guard") &&
+		    uc_wc(&b, 4 * count + 1, IBV_WC_RECV_RDMA_WITH_IMM, &wc,
+			  "its immediate at B")) {
+			k = !mlx5dv_mkey_check(mkey, &err) &&
+			    err.err_type == MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD;
+			check(k && same(b.buf, count * nb, SIG_BLOCK, 4),
+			      "UC signature WRITE with a bad guard in block %u: completed, %s got the data, mlx5dv_mkey_check: error %d (bad guard %d), offset %llu",
+			      nb - 1, b.name, err.err_type,
+			      MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
+			      (unsigned long long)err.err.sig.offset);
+		}
+	}
+	mlx5dv_destroy_mkey(mkey);
+	ibv_destroy_qp(ua);
+	ibv_destroy_qp(ub);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n1, n2;
@@ -1266,7 +1523,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -1290,7 +1547,7 @@ int main(int argc, char **argv)
 		nrecv = WINDOW;
 		sq_depth = 2 * WINDOW;
 		rd_atomic = 16;
-	} else if (!strcmp(argv[1], "sig")) {
+	} else if (!strcmp(argv[1], "sig") || !strcmp(argv[1], "uc-sig")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE ||
 		    n2 % SIG_BLOCK)
 			fatal("COUNT (1..4096) SIZE (512..65536, blocks of 512)",
@@ -1337,6 +1594,8 @@ int main(int argc, char **argv)
 		mode_atomic_err();
 	} else if (!strcmp(argv[1], "sig")) {
 		mode_sig(n1, n2);
+	} else if (!strcmp(argv[1], "uc-sig")) {
+		mode_uc_sig(n1, n2);
 	} else {
 		fatal(argv[1], EINVAL);
 	}

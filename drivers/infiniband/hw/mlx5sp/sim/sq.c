@@ -410,13 +410,15 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 	enum sim_wire_res res;
 	u8 timer;
 
-	/* signature transfers on the wire are RC's */
-	if (eng->lsgl.sig && qp->st != MLX5_QP_ST_RC)
-		return sim_sq_wire_fail(qp, w,
-					MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 	/* UC: the packets out, done; no ACK comes */
 	if (qp->st == MLX5_QP_ST_UC) {
-		if (!sim_wire_req_uc(qp, r))
+		bool sent = sim_wire_req_uc(eng, qp, r);
+
+		/* our signature keys' errors: SIGERR CQEs first, as on RC */
+		if (r->sig->n &&
+		    sim_sig_log_cqes(qp->scq, qp->qpn, r->sig, false))
+			sim_sq_sig_error(qp);
+		if (!sent)
 			return sim_sq_error(qp, w, r->syndrome);
 		atomic64_add(r->len, &qp->sim->estats.bytes);
 		return sim_sq_done(qp, w, 0);

@@ -225,7 +225,8 @@ struct sim_wire_req {
 	u32 rd_got;		/* READ: response bytes so far */
 	u32 rd_psn;		/* READ: where its last request started */
 	u64 atomic_orig;	/* atomic: the AtomicAckETH's value */
-	u8 *rd_buf;		/* READ: the response data (SIM_WIRE_MAX_MSG) */
+	u8 *rd_buf;		/* READ: the response data; UC: a signature
+				 * key's wire bytes (SIM_WIRE_MAX_MSG) */
 	/* the window: una, next, syndrome and rnr_timer above are its too */
 	u8 win_head;
 	u8 win_n;		/* WQEs in flight; never with busy */
@@ -410,7 +411,8 @@ enum sim_wire_res {
 enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r);
 void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
-bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r);
+bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
+		     struct sim_resp_req *r);
 void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
 		     const struct sim_rx_pkt *pkt);
 void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,

@@ -56,14 +56,15 @@
  * retransmission; what is lost is lost (IBTA 9.7.2: the responder drops
  * the rest of the message).
  *
- * Signature keys (RC): the gather list of a SEND or WRITE through one is
- * turned into its wire bytes once, into rd_buf, when the WQE first goes
- * out (xfer.c, as on the direct path: PI inserted, checked or stripped,
- * the errors found logged for sq.c's SIGERR CQEs), and its packets and
- * any retransmission are cut from there; a READ's response data goes
- * through its scatter list's keys when the last response is in. The
- * packets carry the keys' wire domain. The responder's keys are rq.c's,
- * as for a peer here.
+ * Signature keys (RC and UC): the gather list of a SEND or WRITE through
+ * one is turned into its wire bytes once, into rd_buf, when the WQE first
+ * goes out (xfer.c, as on the direct path: PI inserted, checked or
+ * stripped, the errors found logged for sq.c's SIGERR CQEs), and its
+ * packets and any retransmission are cut from there; a READ's response
+ * data goes through its scatter list's keys when the last response is
+ * in. The packets carry the keys' wire domain. The responder's keys are
+ * rq.c's, as for a peer here: a message is whole in wresp.buf before it
+ * goes through them, so a UC message that lost a packet never does.
  */
 
 #include "sim.h"
@@ -321,11 +322,34 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 }
 
 /*
+ * The wire bytes of a SEND or WRITE whose gather list has an entry
+ * through a signature key, into rd_buf (an RC QP's READ buffer, free for
+ * any other WQE; a UC QP's own) when it first goes out: its PI inserted, checked or stripped once,
+ * as the direct path does it once (xfer.c), the errors found in r->sig
+ * for sq.c's SIGERR CQEs; every packet and retransmission is cut from
+ * there. A READ's scatter list through a signature key gets its
+ * responses the same way (sim_wire_req_read_done).
+ */
+static int sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
+				struct sim_resp_req *r)
+{
+	struct sim_sge sge = { .kva = qp->wreq.rd_buf, .len = r->len };
+	struct sim_cur d, s;
+
+	sim_cur_init(&d, &sge, 1);
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig);
+}
+
+/*
  * A UC WQE whose peer is on the wire: its packets out, once, and done.
  * SEND with invalidate is RC's (IBTA table 38: no UC opcode for it).
- * Returns false (r->syndrome set) for what cannot go. Under sq_lock.
+ * Through a signature key, the wire bytes are made first, as on RC (the
+ * key's errors in r->sig). Returns false (r->syndrome set) for what
+ * cannot go. Under sq_lock.
  */
-bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r)
+bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
+		     struct sim_resp_req *r)
 {
 	u32 mtu = sim_wire_mtu(qp), npkts, i, off, n;
 	struct sim_tx_pkt t = {};
@@ -335,6 +359,18 @@ bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r)
 	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL) {
 		r->syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 		return false;
+	}
+	if (r->src->sig) {
+		if (!qp->wreq.rd_buf || r->len > SIM_WIRE_MAX_MSG) {
+			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+			return false;
+		}
+		if (sim_wire_req_sig_src(eng, qp, r)) {
+			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			return false;
+		}
+		sim_sgl_reset(r->src);
+		sim_sgl_add_kva(r->src, qp->wreq.rd_buf, r->len);
 	}
 	npkts = sim_wire_npkts(r->len, mtu);
 	if (!sim_net_path_qp(qp, &path)) {
@@ -367,26 +403,6 @@ bool sim_wire_req_uc(struct sim_qp *qp, struct sim_resp_req *r)
 		}
 	}
 	return true;
-}
-
-/*
- * The wire bytes of a SEND or WRITE whose gather list has an entry
- * through a signature key, into rd_buf (a READ's, free for any other
- * WQE) when it first goes out: its PI inserted, checked or stripped once,
- * as the direct path does it once (xfer.c), the errors found in r->sig
- * for sq.c's SIGERR CQEs; every packet and retransmission is cut from
- * there. A READ's scatter list through a signature key gets its
- * responses the same way (sim_wire_req_read_done).
- */
-static int sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
-				struct sim_resp_req *r)
-{
-	struct sim_sge sge = { .kva = qp->wreq.rd_buf, .len = r->len };
-	struct sim_cur d, s;
-
-	sim_cur_init(&d, &sge, 1);
-	sim_cur_init(&s, r->src->sge, r->src->n);
-	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig);
 }
 
 /*
@@ -940,7 +956,7 @@ void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc)
 	bool local;
 
 	if ((!rc && qp->st != MLX5_QP_ST_UC) || !sim_net_up(qp->sim) ||
-	    ((qp->wreq.rd_buf || !rc) && qp->wresp.buf))
+	    (qp->wreq.rd_buf && qp->wresp.buf))
 		return;
 	rcu_read_lock();
 	local = sim_fabric_find_gid(MLX5_ADDR_OF(ads, ads, rgid_rip),
@@ -948,8 +964,8 @@ void sim_wire_qp_alloc(struct sim_qp *qp, const void *qpc)
 	rcu_read_unlock();
 	if (local)
 		return;
-	/* UC has no READ */
-	if (rc && !qp->wreq.rd_buf)
+	/* UC has no READ: its buffer holds what a signature key makes */
+	if (!qp->wreq.rd_buf)
 		qp->wreq.rd_buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);
 	if (!qp->wresp.buf)
 		qp->wresp.buf = kvmalloc(SIM_WIRE_MAX_MSG, GFP_KERNEL);
