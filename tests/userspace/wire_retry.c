@@ -1225,7 +1225,30 @@ static int sig_same(const unsigned char *blocks, unsigned int nb,
 	return 1;
 }
 
-static void mode_sig(unsigned int count, unsigned int size)
+/* B's side of message @msg, plain data: what sig_same wants in A's blocks */
+static void plain_fill(unsigned char *buf, unsigned int nb, unsigned int msg)
+{
+	unsigned int k;
+
+	for (k = 0; k < nb; k++)
+		fill(buf + (size_t)k * SIG_BLOCK, msg * nb + k, SIG_BLOCK, 5);
+}
+
+/* How many of B's @nb blocks are not A's message @msg (sig_fill) stripped */
+static unsigned int plain_bad(const unsigned char *buf, unsigned int nb,
+			      unsigned int msg)
+{
+	unsigned int k, bad = 0;
+
+	for (k = 0; k < nb; k++)
+		if (!same(buf + (size_t)k * SIG_BLOCK, msg * nb + k,
+			  SIG_BLOCK, 4))
+			bad++;
+	return bad;
+}
+
+/* sig, uc-sig: A's RC QP for MKEY configure, B's, connected; the MKEY. */
+static struct mlx5dv_mkey *sig_setup(void)
 {
 	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
 			       .rnr_retry = 7, .min_rnr_timer = 1 };
@@ -1234,10 +1257,7 @@ static void mode_sig(unsigned int count, unsigned int size)
 				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
 		.max_entries = 1,
 	};
-	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
 	struct mlx5dv_mkey *mkey;
-	double t0 = now_ms();
-	uint32_t ref;
 
 	create_sig_qp(&a);
 	create_qp(&b);
@@ -1247,6 +1267,16 @@ static void mode_sig(unsigned int count, unsigned int size)
 	mkey = mlx5dv_create_mkey(&ma);
 	if (!mkey)
 		fatal("mlx5dv_create_mkey (signature)", errno);
+	return mkey;
+}
+
+static void mode_sig(unsigned int count, unsigned int size)
+{
+	unsigned int nb = size / SIG_BLOCK, i, wr_bad = 0, rd_bad = 0;
+	struct mlx5dv_mkey *mkey = sig_setup();
+	double t0 = now_ms();
+	uint32_t ref;
+
 	for (i = 0; i < count; i++) {
 		ref = 0x1000 + i * nb;
 		/* out: PI checked and stripped, B gets the data alone */
@@ -1255,14 +1285,9 @@ static void mode_sig(unsigned int count, unsigned int size)
 		sig_post(mkey, a.src, nb, ref, 0, 2 * i);
 		if (!sig_done(mkey, 2 * i, "signature WRITE"))
 			break;
-		for (k = 0; k < nb; k++)
-			if (!same(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
-				  SIG_BLOCK, 4))
-				wr_bad++;
+		wr_bad += plain_bad(b.buf, nb, i);
 		/* in: B's data, PI inserted in A's blocks */
-		for (k = 0; k < nb; k++)
-			fill(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
-			     SIG_BLOCK, 5);
+		plain_fill(b.buf, nb, i);
 		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
 		sig_post(mkey, a.buf, nb, ref, 1, 2 * i + 1);
 		if (!sig_done(mkey, 2 * i + 1, "signature READ"))
@@ -1403,33 +1428,16 @@ static int uc_wc(struct end *e, uint64_t id, enum ibv_wc_opcode opcode,
  */
 static void mode_uc_sig(unsigned int count, unsigned int size)
 {
-	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
-			       .rnr_retry = 7, .min_rnr_timer = 1 };
-	struct mlx5dv_mkey_init_attr ma = {
-		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
-		.max_entries = 1,
-	};
 	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
-	struct ibv_qp *ua, *ub;
+	struct mlx5dv_mkey *mkey = sig_setup();
+	struct ibv_qp *ua = uc_qp(&a), *ub = uc_qp(&b);
 	struct mlx5dv_mkey_err err;
-	struct mlx5dv_mkey *mkey;
 	double t0 = now_ms();
 	struct ibv_wc wc;
 	uint32_t ref;
 
-	create_sig_qp(&a);
-	create_qp(&b);
-	connect_one(&a, &b, &p);
-	connect_one(&b, &a, &p);
-	ua = uc_qp(&a);
-	ub = uc_qp(&b);
 	uc_connect(&a, ua, &b, ub);
 	uc_connect(&b, ub, &a, ua);
-	ma.pd = a.pd;
-	mkey = mlx5dv_create_mkey(&ma);
-	if (!mkey)
-		fatal("mlx5dv_create_mkey (signature)", errno);
 	for (i = 0; i < count; i++) {
 		ref = 0x2000 + i * nb;
 		/* out: PI checked and stripped, B gets the data alone */
@@ -1453,14 +1461,9 @@ static void mode_uc_sig(unsigned int count, unsigned int size)
 			      i, err.err_type);
 			break;
 		}
-		for (k = 0; k < nb; k++)
-			if (!same(b.buf + (size_t)k * SIG_BLOCK, i * nb + k,
-				  SIG_BLOCK, 4))
-				wr_bad++;
+		wr_bad += plain_bad(b.buf, nb, i);
 		/* in: B's data, PI inserted in A's blocks */
-		for (k = 0; k < nb; k++)
-			fill(b.src + (size_t)k * SIG_BLOCK, i * nb + k,
-			     SIG_BLOCK, 5);
+		plain_fill(b.src, nb, i);
 		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
 		if (!sig_configure(mkey, a.buf, nb, ref, 4 * i + 2))
 			break;
