@@ -1,8 +1,9 @@
 #!/bin/bash
 # The RDMA device with the distribution's rdma-core: rdma link add on a dummy
 # netdev, ibv_devices / ibv_devinfo with the mlx5 provider, RC and UD
-# pingpong, rping over rdma_cm on the IPv6 link-local address, rdma res,
-# a clean kernel log, rdma link delete. A part whose prerequisite the model
+# pingpong, user doorbells trapped (and none lost when a fault is slow to
+# map the page), rping over rdma_cm on the IPv6 link-local address, rdma
+# res, a clean kernel log, rdma link delete. A part whose prerequisite the model
 # lacks is skipped; the script skips (77) only when nothing could run.
 . "$(dirname "$0")/lib.bash"
 
@@ -122,6 +123,28 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 		echo "uar trap off: $((t1 - t0)) user doorbells told"
 		[ $((t1 - t0)) -le 20 ] || die "uar_trap 0 still traps ($((t1 - t0)))"
 		pass "user doorbells trapped (uar_trap), polled with it off"
+		# A fault slow between telling the model and mapping the page
+		# (a task preempted there, debugfs touch_delay_us 6 ms): the
+		# engine's 4 ms wait for the store ends and it traps again
+		# meanwhile. The trap must wait for the mapping (uar_trap.c's
+		# lock): one set before it found nothing to take down, the
+		# page was mapped after it, and the process's next doorbell
+		# went unseen with the engine asleep (session 28: SENDs under
+		# loss that never completed). One process, two contexts, RC
+		# SENDs, WRITEs and READs each way, each after the last
+		# completed: nothing but the doorbell wakes the engine.
+		echo 6000 >"$simfs/mlx0/touch_delay_us"
+		t0=$(sim_stat uar_touches)
+		rc=0
+		timeout 120 "$(test_prog wire_retry)" stream mlx0 "$gid_idx" \
+			mlx0 "$gid_idx" 10 4096 >/tmp/slow-fault.log 2>&1 || rc=$?
+		t1=$(sim_stat uar_touches)
+		echo 0 >"$simfs/mlx0/touch_delay_us"
+		cat /tmp/slow-fault.log
+		[ $rc = 0 ] || die "doorbells after a slow fault went unseen ($rc)"
+		[ $((t1 - t0)) -ge 20 ] ||
+			die "slow faults: only $((t1 - t0)) doorbells told"
+		pass "a trap set while a fault maps the page waits for it ($((t1 - t0)) faults of 6 ms)"
 	fi
 else
 	skip "pingpong: no RoCE v2 link-local GID"

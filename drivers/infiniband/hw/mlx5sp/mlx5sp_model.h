@@ -205,8 +205,9 @@ struct page;
  * uar_touch (optional): a process accessed UAR page @index after
  * mlx5sp_model_uar_trap() (a doorbell, as a rule), a store at @offset in
  * the page or a read (MLX5SP_UAR_TOUCH_READ); told before the page is
- * mapped again, so the store lands after it returns. Process context, in
- * a page fault: it must not sleep long nor take a lock held around
+ * mapped again, so the store lands after it returns, and under the lock
+ * mlx5sp_model_uar_trap() takes, so no trap comes between the two.
+ * Process context, in a page fault: it must not sleep long nor call
  * mlx5sp_model_uar_trap(). With it the driver maps UAR pages on fault.
  */
 #define MLX5SP_UAR_TOUCH_READ	U32_MAX

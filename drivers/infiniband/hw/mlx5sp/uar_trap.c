@@ -49,17 +49,25 @@ static const struct vm_operations_struct uar_vm_ops;
 /*
  * Told before the page is mapped: the model marks where the store goes,
  * and learns from that mark when it has landed (a store retried after
- * the next trap would fault again).
+ * the next trap would fault again). Told and mapped under trap->lock, which
+ * the trap's zap takes: a trap set between the two would find nothing to
+ * take down, and the page mapped after it would take the next doorbells
+ * unseen, the engine asleep, believing them trapped.
  */
 static vm_fault_t uar_vma_fault(struct vm_fault *vmf)
 {
 	struct uar_vma *uv = vmf->vma->vm_private_data;
+	struct mlx5sp_uar_trap *trap = uv->trap;
 	u32 offset = MLX5SP_UAR_TOUCH_READ;
+	vm_fault_t ret;
 
 	if (vmf->flags & FAULT_FLAG_WRITE)
 		offset = offset_in_page(vmf->real_address);
-	uv->trap->touch(uv->trap, uv->index, offset);
-	return vmf_insert_pfn(vmf->vma, vmf->address, uv->pfn);
+	mutex_lock(&trap->lock);
+	trap->touch(trap, uv->index, offset);
+	ret = vmf_insert_pfn(vmf->vma, vmf->address, uv->pfn);
+	mutex_unlock(&trap->lock);
+	return ret;
 }
 
 /* fork or mremap: a new vma, ib_core's first, then ours */

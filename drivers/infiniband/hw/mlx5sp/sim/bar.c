@@ -197,11 +197,13 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
  * a pass and watches the pages again once the store has landed (one
  * trapped before would fault again): the driver tells us before it maps
  * the page, so a mark put where the store goes is overwritten by it
- * (sim_uar_store_landed()). In a page fault: nothing here sleeps.
+ * (sim_uar_store_landed()). In a page fault: nothing here sleeps but
+ * debugfs touch_delay_us (at most 20 ms), a fault slow to map the page.
  */
 void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
+	u32 delay = READ_ONCE(sim->touch_delay_us);
 	struct page *page;
 
 	atomic64_inc(&sim->estats.uar_touches);
@@ -219,6 +221,8 @@ void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset)
 	/* the engine reads the two after its exchange of this */
 	atomic_set_release(&sim->engine.uar_touched, 1);
 	sim_engine_kick(sim);
+	if (delay)
+		fsleep(min_t(u32, delay, 20 * USEC_PER_MSEC));
 }
 
 /*

@@ -367,6 +367,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
 	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
 	debugfs_create_bool("uar_trap", 0600, d, &sim->uar_trap);
+	debugfs_create_u32("touch_delay_us", 0600, d, &sim->touch_delay_us);
 	debugfs_create_bool("wire_peers", 0600, d, &sim->wire_peers);
 	debugfs_create_bool("ecn_np", 0600, d, &sim->ecn_np);
 	debugfs_create_bool("ecn_rp", 0600, d, &sim->ecn_rp);

@@ -295,6 +295,12 @@ struct mlx5sp_sim {
 	 */
 	bool uar_trap;
 	/*
+	 * A user access's fault is this slow between telling the model and
+	 * mapping the page (debugfs touch_delay_us, a test's knob: a task
+	 * preempted there; the trap's 4 ms cap passes meanwhile)
+	 */
+	u32 touch_delay_us;
+	/*
 	 * Reach peers on other model devices of this kernel through the
 	 * wire, as on separate hosts (debugfs wire_peers, either side's is
 	 * enough; set before the QPs are connected).
