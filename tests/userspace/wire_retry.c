@@ -488,6 +488,26 @@ static int same(const unsigned char *p, unsigned int msg, unsigned int size,
  * COUNT SENDs from @s to @r, one outstanding at a time on the sender's
  * side (what the receiver gets is checked as it comes).
  */
+/* @s's completion of its WQE @id, successful; said what it was if not. */
+static int stream_wc(struct end *s, unsigned int id, const char *what)
+{
+	double t0 = now_ms();
+	struct ibv_wc wc;
+
+	if (!poll_one(s, &wc, WAIT_MS)) {
+		check(0, "%s %u from %s: no completion in %.0f ms", what, id,
+		      s->name, now_ms() - t0);
+		return 0;
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != id) {
+		check(0, "%s %u from %s: completion of %llu, %s (after %.0f ms)",
+		      what, id, s->name, (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status), now_ms() - t0);
+		return 0;
+	}
+	return 1;
+}
+
 static void stream_send(struct end *s, struct end *r, unsigned int count,
 			unsigned int size, unsigned int dir)
 {
@@ -501,12 +521,8 @@ static void stream_send(struct end *s, struct end *r, unsigned int count,
 	for (i = 0; i < count; i++) {
 		fill(s->src, i, size, dir);
 		post_send(s, IBV_WR_SEND, i, s->src, size, 0, 0);
-		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS ||
-		    wc.wr_id != i) {
-			check(0, "SEND %u from %s: %s", i, s->name,
-			      ibv_wc_status_str(wc.status));
+		if (!stream_wc(s, i, "SEND"))
 			return;
-		}
 		done++;
 		/* the receive of message i: in its own slot, checked now */
 		if (!poll_one(r, &wc, WAIT_MS))
@@ -530,29 +546,22 @@ static void stream_rdma(struct end *s, struct end *r, unsigned int count,
 			unsigned int size, unsigned int dir)
 {
 	unsigned int i, bad = 0;
-	struct ibv_wc wc;
 	double t0 = now_ms();
 
 	for (i = 0; i < count; i++) {
 		fill(s->src, i, size, dir);
 		post_send(s, IBV_WR_RDMA_WRITE, i, s->src, size,
 			  (uintptr_t)r->buf, r->mr->rkey);
-		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS) {
-			check(0, "WRITE %u from %s: %s", i, s->name,
-			      ibv_wc_status_str(wc.status));
+		if (!stream_wc(s, i, "WRITE"))
 			return;
-		}
 		if (!same(r->buf, i, size, dir))
 			bad++;
 		/* and back, by a READ into the sender's receive buffer */
 		memset(s->buf, 0, size);
 		post_send(s, IBV_WR_RDMA_READ, i, s->buf, size,
 			  (uintptr_t)r->buf, r->mr->rkey);
-		if (!poll_one(s, &wc, WAIT_MS) || wc.status != IBV_WC_SUCCESS) {
-			check(0, "READ %u from %s: %s", i, s->name,
-			      ibv_wc_status_str(wc.status));
+		if (!stream_wc(s, i, "READ"))
 			return;
-		}
 		if (!same(s->buf, i, size, dir))
 			bad++;
 	}
