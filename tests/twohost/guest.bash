@@ -98,7 +98,7 @@ trap cleanup EXIT
 
 # shellcheck disable=SC2119 # no arguments: no module parameters
 load
-modprobe virtio_net || die "no virtio_net"
+mod virtio_net || die "no virtio_net"
 dev=
 for _ in $(seq 50); do
 	for n in /sys/class/net/*; do
