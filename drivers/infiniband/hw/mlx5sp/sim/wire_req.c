@@ -324,21 +324,27 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 /*
  * The wire bytes of a SEND or WRITE whose gather list has an entry
  * through a signature key, into rd_buf (an RC QP's READ buffer, free for
- * any other WQE; a UC QP's own) when it first goes out: its PI inserted, checked or stripped once,
- * as the direct path does it once (xfer.c), the errors found in r->sig
- * for sq.c's SIGERR CQEs; every packet and retransmission is cut from
- * there. A READ's scatter list through a signature key gets its
- * responses the same way (sim_wire_req_read_done).
+ * any other WQE; a UC QP's own) when it first goes out: its PI inserted,
+ * checked or stripped once, as the direct path does it once (xfer.c), the
+ * errors found in r->sig for sq.c's SIGERR CQEs; every packet and
+ * retransmission is cut from there. A READ's scatter list through a
+ * signature key gets its responses the same way (sim_wire_req_read_done).
+ * Returns 0, or the syndrome of a WQE that cannot go (no buffer, too
+ * long for it, a key's memory not reachable).
  */
-static int sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
-				struct sim_resp_req *r)
+static u8 sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
+			       struct sim_resp_req *r)
 {
 	struct sim_sge sge = { .kva = qp->wreq.rd_buf, .len = r->len };
 	struct sim_cur d, s;
 
+	if (!qp->wreq.rd_buf || r->len > SIM_WIRE_MAX_MSG)
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 	sim_cur_init(&d, &sge, 1);
 	sim_cur_init(&s, r->src->sge, r->src->n);
-	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig);
+	if (sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig))
+		return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	return 0;
 }
 
 /*
@@ -353,6 +359,7 @@ bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
 {
 	u32 mtu = sim_wire_mtu(qp), npkts, i, off, n;
 	struct sim_tx_pkt t = {};
+	u8 synd;
 	struct sim_tx_path path;
 	struct sim_cur c;
 
@@ -361,12 +368,9 @@ bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
 		return false;
 	}
 	if (r->src->sig) {
-		if (!qp->wreq.rd_buf || r->len > SIM_WIRE_MAX_MSG) {
-			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-			return false;
-		}
-		if (sim_wire_req_sig_src(eng, qp, r)) {
-			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		synd = sim_wire_req_sig_src(eng, qp, r);
+		if (synd) {
+			r->syndrome = synd;
 			return false;
 		}
 		sim_sgl_reset(r->src);
@@ -452,12 +456,10 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 			return SIM_WRES_ERR;
 		}
 		if (r->src && r->src->sig) {
-			if (!wq->rd_buf) {
-				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-				return SIM_WRES_ERR;
-			}
-			if (sim_wire_req_sig_src(eng, qp, r)) {
-				r->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			u8 synd = sim_wire_req_sig_src(eng, qp, r);
+
+			if (synd) {
+				r->syndrome = synd;
 				return SIM_WRES_ERR;
 			}
 		}
