@@ -120,12 +120,6 @@ netem_off() {
 	ip netns exec $ns tc qdisc del dev vethA root 2>/dev/null || true
 }
 
-wire_prog() {
-	local out=$work/prog rc=0
-	timeout 600 "$prog" "$@" >"$out" 2>&1 || rc=$?
-	cat "$out"
-	[ $rc = 0 ] || die "wire_retry $*: status $rc"
-}
 
 # impaired NAME SIDES NETEM-ARGS...: the transfers under the impairment,
 # ibv_rc_pingpong with its server on each of SIDES (sp, rxe: both by

@@ -163,6 +163,30 @@ wire_counters_zero
 
 wire_capture_check $((nbw * 6))
 
+# Messages beyond the 1 MiB a signature key's message is gathered in (the
+# device says max_msg_sz 1 GiB, and perftest -a goes to 8 MiB): the
+# model places them packet by packet as they come and reads a READ's
+# responses from the key as they go. wire_retry stream: WIRE_BIG_N (2)
+# SENDs of WIRE_BIG (4 MiB) each way, then as many WRITEs read back by
+# READs each way, every byte checked; wire_retry big-err, rxe requesting
+# from the model: a SEND of that size into a receive of half
+# (REM_INV_REQ_ERR / LOC_LEN_ERR), a WRITE past the end of the MR
+# (REM_ACCESS_ERR, nothing written), a WRITE with immediate before the
+# receive is posted (RNR NAKs on its last packet, then done once with
+# its data); ib_write_bw, ib_read_bw and ib_send_bw of that size, 5
+# iterations (perftest's least), the server's side alternating. After
+# the capture: its ICRC check would take minutes over these.
+big=${WIRE_BIG:-4194304}
+nbig=${WIRE_BIG_N:-2}
+wire_prog stream sp0 "$gs" rxe0 "$gr" "$nbig" "$big"
+ok "wire_retry stream: $nbig SENDs, WRITEs, READs of $big bytes each way"
+wire_prog big-err rxe0 "$gr" sp0 "$gs" 1 "$big"
+ok "wire_retry big-err: refused SEND and WRITE, WRITE with immediate after RNR, $big bytes"
+perf ib_write_bw sp -n 5 -s "$big"
+perf ib_read_bw rxe -n 5 -s "$big" -o $o
+perf ib_send_bw sp -n 5 -s "$big"
+wire_counters_zero
+
 # WIRE_PERF_BASELINE=1: the same benchmarks rxe0 to itself (rxe's
 # loopback; rxe receives only in the initial namespace, so there is no
 # second rxe on this wire), for comparison

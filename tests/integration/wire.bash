@@ -79,6 +79,15 @@ wire_cleanup() {
 # (retransmission, loss, RoCE v1, ECN, two model devices); this one only
 # with MLX5SP_WIRE_ALL=1 in the guest's environment, for make test's time
 # budget (all six passed there in 15 minutes, session 27).
+# wire_prog MODE ARGS...: tests/userspace/wire_retry.c, its output shown,
+# its status checked
+wire_prog() {
+	local out=$work/prog rc=0
+	timeout 600 "$(test_prog wire_retry)" "$@" >"$out" 2>&1 || rc=$?
+	cat "$out"
+	[ $rc = 0 ] || die "wire_retry $*: status $rc"
+}
+
 wire_debug_opt_in() {
 	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -z "${MLX5SP_WIRE_ALL:-}" ]; then
 		echo "SKIP: on the debug kernel with MLX5SP_WIRE_ALL=1 only"

@@ -20,10 +20,20 @@
  *   rnr-peer TIMER RNR_RETRY  the same with rxe as A: no more than the
  *	lower bound is checked (the model's NAKs carry TIMER); the time
  *	rxe takes to give up is its own, and shown.
- *   stream COUNT SIZE  COUNT SENDs of SIZE bytes each way, then COUNT
+ *   stream COUNT SIZE  COUNT SENDs of SIZE (up to 16 MiB) bytes each way, then COUNT
  *	RDMA WRITEs from A read back by COUNT RDMA READs, and COUNT READs
  *	from B: every message arrives once, in order, with its own data
  *	(the script puts loss, reordering, duplication on the wire).
+ *   big-err 1 SIZE  B's responder on messages of SIZE (above 1 MiB: placed
+ *	as they come), each on fresh QPs: a SEND into a receive of half
+ *	that (A IBV_WC_REM_INV_REQ_ERR, B IBV_WC_LOC_LEN_ERR); a WRITE
+ *	reaching past the end of B's MR (A IBV_WC_REM_ACCESS_ERR, B's
+ *	memory untouched: the rkey is checked for the whole length
+ *	first); a WRITE with immediate while B has no receive (RNR NAKs),
+ *	the receive posted 200 ms later: the WRITE completes once, B's
+ *	completion says SIZE bytes and the immediate, the data all there;
+ *	B's QP on an SRQ: a SEND into a receive of SIZE (done, the data
+ *	there), then one into a receive of half that (as the first).
  *   atomic COUNT DEPTH  COUNT fetch & adds of 1 from A to a counter in
  *	B's memory, DEPTH at a time, then COUNT / 4 compare & swaps, each
  *	moving it on by one, and one whose compare does not match; then
@@ -109,6 +119,7 @@
 #include "t10dif.h"
 
 #define MAX_SIZE	(64 * 1024)
+#define MAX_STREAM	(16 * 1024 * 1024)	/* beyond 1 MiB: placed as it comes */
 #define MAX_COUNT	4096
 #define WAIT_MS		60000
 
@@ -118,6 +129,7 @@ struct end {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_srq *srq;	/* big-err: B's QP takes its receives here */
 	struct ibv_mr *mr;
 	struct ibv_mr *mr_na;	/* the same buffer, no remote atomic access */
 	unsigned char *buf;	/* receives / WRITE target */
@@ -196,6 +208,7 @@ static void create_qp(struct end *e)
 		.qp_type = IBV_QPT_RC,
 		.send_cq = e->cq,
 		.recv_cq = e->cq,
+		.srq = e->srq,
 		.cap = { .max_send_wr = sq_depth, .max_recv_wr = nrecv + 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -284,6 +297,18 @@ static void post_recv(struct end *e, uint64_t id, void *addr, uint32_t len)
 
 	if (ibv_post_recv(e->qp, &wr, &bad))
 		fatal("ibv_post_recv", errno);
+}
+
+static void post_srq_recv(struct end *e, uint64_t id, void *addr,
+			  uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len,
+			       .lkey = e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_srq_recv(e->srq, &wr, &bad))
+		fatal("ibv_post_srq_recv", errno);
 }
 
 static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
@@ -852,6 +877,113 @@ static int want_wc(struct end *s, uint64_t id, enum ibv_wc_status st,
 		return 0;
 	}
 	return 1;
+}
+
+/* Fresh QPs on both ends (the last test left them in ERR). */
+static void fresh_qps(const struct qp_params *p)
+{
+	if (a.qp && ibv_destroy_qp(a.qp))
+		fatal("ibv_destroy_qp", errno);
+	if (b.qp && ibv_destroy_qp(b.qp))
+		fatal("ibv_destroy_qp", errno);
+	while (ibv_poll_cq(a.cq, 1, &(struct ibv_wc){}) > 0)
+		;
+	while (ibv_poll_cq(b.cq, 1, &(struct ibv_wc){}) > 0)
+		;
+	connect_qps(p, p);
+}
+
+static unsigned int nonzero_bytes(const unsigned char *p, size_t n)
+{
+	unsigned int nz = 0;
+
+	while (n--)
+		nz += !!*p++;
+	return nz;
+}
+
+static void mode_big_err(unsigned int size)
+{
+	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	struct ibv_send_wr wr, *bad_wr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	double t0;
+	int ok;
+
+	/* a SEND twice the size of B's receive */
+	fresh_qps(&p);
+	fill(a.src, 0, size, 9);
+	post_recv(&b, 1, b.buf, size / 2);
+	post_send(&a, IBV_WR_SEND, 2, a.src, size, 0, 0);
+	ok = want_wc(&a, 2, IBV_WC_REM_INV_REQ_ERR, "big SEND, A");
+	ok = want_wc(&b, 1, IBV_WC_LOC_LEN_ERR, "big SEND, B") && ok;
+	check(ok && qp_state(&b) == IBV_QPS_ERR,
+	      "SEND of %u bytes %s -> %s into a receive of %u: REM_INV_REQ_ERR, LOC_LEN_ERR, %s's QP in ERR",
+	      size, a.name, b.name, size / 2, b.name);
+
+	/* a WRITE reaching half its length past B's MR */
+	fresh_qps(&p);
+	memset(b.buf, 0, 2 * b.buf_len);
+	post_send(&a, IBV_WR_RDMA_WRITE, 3, a.src, size,
+		  (uintptr_t)b.buf + 2 * b.buf_len - size / 2, b.mr->rkey);
+	ok = want_wc(&a, 3, IBV_WC_REM_ACCESS_ERR, "big WRITE past the MR");
+	check(ok && !nonzero_bytes(b.buf, 2 * b.buf_len),
+	      "WRITE of %u bytes %s -> %s, %u past the MR's end: REM_ACCESS_ERR, %u bytes written",
+	      size, a.name, b.name, size / 2,
+	      nonzero_bytes(b.buf, 2 * b.buf_len));
+
+	/* a WRITE with immediate, B's receive posted late */
+	fresh_qps(&p);
+	memset(b.buf, 0, 2 * b.buf_len);
+	fill(a.src, 1, size, 9);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)a.src, .length = size,
+				.lkey = a.mr->lkey };
+	wr = (struct ibv_send_wr){
+		.wr_id = 4, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0x5eed),
+	};
+	wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
+	wr.wr.rdma.rkey = b.mr->rkey;
+	t0 = now_ms();
+	if (ibv_post_send(a.qp, &wr, &bad_wr))
+		fatal("ibv_post_send", errno);
+	while (now_ms() < t0 + 200)
+		;
+	post_recv(&b, 5, b.src, 16);
+	ok = want_wc(&a, 4, IBV_WC_SUCCESS, "big WRITE with immediate, A");
+	ok = ok && poll_one(&b, &wc, WAIT_MS) && wc.wr_id == 5 &&
+	     wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	     wc.byte_len == size && wc.imm_data == htobe32(0x5eed);
+	check(ok && same(b.buf, 1, size, 9) && !poll_one(&b, &wc, 200),
+	      "WRITE with immediate of %u bytes %s -> %s, receive posted after 200 ms: done once, %u bytes and the immediate, data there (%.0f ms)",
+	      size, a.name, b.name, size, now_ms() - t0);
+
+	/* B's QP on an SRQ: its WQE taken with the first packet */
+	b.srq = ibv_create_srq(b.pd, &(struct ibv_srq_init_attr){
+				       .attr = { .max_wr = 4, .max_sge = 1 } });
+	if (!b.srq)
+		fatal("ibv_create_srq", errno);
+	fresh_qps(&p);
+	memset(b.buf, 0, 2 * b.buf_len);
+	fill(a.src, 2, size, 9);
+	post_srq_recv(&b, 6, b.buf, size);
+	post_send(&a, IBV_WR_SEND, 7, a.src, size, 0, 0);
+	ok = want_wc(&a, 7, IBV_WC_SUCCESS, "big SEND into the SRQ, A");
+	ok = ok && poll_one(&b, &wc, WAIT_MS) && wc.wr_id == 6 &&
+	     wc.status == IBV_WC_SUCCESS && wc.byte_len == size;
+	check(ok && same(b.buf, 2, size, 9),
+	      "SEND of %u bytes %s -> %s's SRQ: done, the data there", size,
+	      a.name, b.name);
+	post_srq_recv(&b, 8, b.buf, size / 2);
+	post_send(&a, IBV_WR_SEND, 9, a.src, size, 0, 0);
+	ok = want_wc(&a, 9, IBV_WC_REM_INV_REQ_ERR, "big SEND, SRQ, A");
+	ok = want_wc(&b, 8, IBV_WC_LOC_LEN_ERR, "big SEND, SRQ, B") && ok;
+	check(ok, "SEND of %u bytes %s -> %s's SRQ receive of %u: REM_INV_REQ_ERR, LOC_LEN_ERR",
+	      size, a.name, b.name, size / 2);
 }
 
 static void mode_window_err(unsigned int count, unsigned int size)
@@ -1535,7 +1667,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|big-err|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -1547,8 +1679,8 @@ int main(int argc, char **argv)
 	n1 = strtoul(argv[6], NULL, 0);
 	n2 = strtoul(argv[7], NULL, 0);
 	if (!strcmp(argv[1], "stream")) {
-		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE)
-			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_STREAM)
+			fatal("COUNT (1..4096) SIZE (1..16 MiB)", EINVAL);
 		len = 2 * n2;
 		nrecv = n1;
 	} else if (!strcmp(argv[1], "window") || !strcmp(argv[1], "sqd") ||
@@ -1565,6 +1697,11 @@ int main(int argc, char **argv)
 			fatal("COUNT (1..4096) SIZE (512..65536, blocks of 512)",
 			      EINVAL);
 		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
+	} else if (!strcmp(argv[1], "big-err")) {
+		if (n2 < 2 || n2 > MAX_STREAM)
+			fatal("SIZE (2..16 MiB)", EINVAL);
+		len = n2;
+		nrecv = 4;
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
 			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);
@@ -1583,6 +1720,8 @@ int main(int argc, char **argv)
 		mode_rnr(n1, n2, !strcmp(argv[1], "rnr"));
 	} else if (!strcmp(argv[1], "stream")) {
 		mode_stream(n1, n2);
+	} else if (!strcmp(argv[1], "big-err")) {
+		mode_big_err(n2);
 	} else if (!strcmp(argv[1], "window")) {
 		mode_window(n1, n2);
 	} else if (!strncmp(argv[1], "window-", 7)) {

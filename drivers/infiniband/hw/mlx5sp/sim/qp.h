@@ -145,6 +145,8 @@ struct sim_srq *sim_srq_get(struct mlx5sp_sim *sim, u32 srqn);
 void sim_srq_put(struct sim_srq *srq);
 int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx);
 bool sim_srq_has_wqe(struct sim_srq *srq);
+u8 sim_srq_scatter_list(struct sim_srq *srq, u16 idx, u32 qpn,
+			struct sim_sgl *sgl);
 
 /* qp.c */
 int sim_cmd_create_qp(struct sim_cmd *c);
@@ -201,6 +203,8 @@ struct sim_resp_req {
 	u16 vlan_tci;
 	u8 syndrome;			/* out: SIM_RESP_ERR */
 	struct sim_sig_log *sig;	/* out: signature errors (RC/UC) */
+	struct sim_sge key;		/* out: a READ without @dst, the
+					 * entry its data is read from */
 };
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,

@@ -83,7 +83,7 @@ static u8 sim_rq_scatter_list(struct sim_qp *qp, u16 idx, struct sim_sgl *sgl)
 static bool sim_rq_has_wqe(struct sim_qp *qp)
 {
 	if (qp->srq)
-		return sim_srq_has_wqe(qp->srq);
+		return qp->wresp.rq_held || sim_srq_has_wqe(qp->srq);
 	return sim_rq_avail(qp);
 }
 
@@ -94,6 +94,13 @@ static bool sim_rq_has_wqe(struct sim_qp *qp)
  */
 static int sim_rq_take(struct sim_qp *qp, struct sim_sgl *sgl, u16 *idx)
 {
+	/* one a SEND took at its first packet (sim_rq_direct_begin) */
+	if (qp->srq && qp->wresp.rq_held) {
+		qp->wresp.rq_held = false;
+		*idx = qp->wresp.rq_idx;
+		return sgl ? sim_srq_scatter_list(qp->srq, *idx, qp->qpn, sgl) :
+			     0;
+	}
 	if (qp->srq)
 		return sim_srq_take(qp->srq, qp->qpn, sgl, idx);
 	if (!sim_rq_avail(qp))
@@ -303,6 +310,15 @@ static int sim_rq_read(struct sim_engine *eng, struct sim_qp *qp,
 	res = sim_rq_rkey(qp, r, SIM_ACC_RR, &sge);
 	if (res)
 		return res;
+	/* the wire's responder cuts its responses from the key itself */
+	if (!r->dst) {
+		if (sge.sig)
+			return sim_rq_nak(qp, r,
+					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+		r->key = sge;
+		return SIM_RESP_OK;
+	}
 	sim_cur_init(&s, &sge, 1);
 	sim_cur_init(&d, r->dst->sge, r->dst->n);
 	res = sim_xfer(eng, r->req_sim, &d, qp->sim, &s, r->len, r->sig);
@@ -397,14 +413,11 @@ static void sim_rq_count(struct sim_qp *qp, u8 wqe_opcode, int res)
 	}
 }
 
-/* With the QP's rq_lock held (the wire's responder keeps it over more). */
-int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
-			  struct sim_resp_req *r)
+/* May a request come in? */
+static bool sim_rq_start(struct sim_qp *qp)
 {
-	int res;
-
 	if (!sim_rq_receiving(qp))
-		return SIM_RESP_NOT_READY;
+		return false;
 	/*
 	 * A request on a QP still in RTR: communication established (the
 	 * passive side's CM may not have its RTU yet; ULPs then rdma_notify).
@@ -413,6 +426,17 @@ int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 		qp->comm_est = true;
 		sim_post_qp_event(qp->sim, MLX5_EVENT_TYPE_COMM_EST, qp->qpn);
 	}
+	return true;
+}
+
+/* With the QP's rq_lock held (the wire's responder keeps it over more). */
+int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
+			  struct sim_resp_req *r)
+{
+	int res;
+
+	if (!sim_rq_start(qp))
+		return SIM_RESP_NOT_READY;
 	switch (r->wqe_opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
@@ -437,6 +461,168 @@ int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 	}
 	sim_rq_count(qp, r->wqe_opcode, res);
 	return res;
+}
+
+/*
+ * A SEND or RDMA WRITE that the wire's responder places as its packets
+ * come, as a card does (wire_resp.c): sim_rq_direct_begin() with the
+ * first packet, sim_rq_direct_part() with each packet's bytes at @off in
+ * the message, sim_rq_direct_end() with the last. A SEND has its receive
+ * WQE from the first packet, an RNR NAK there if there is none: the RQ's
+ * head, taken at the end (a flush still finds it posted), or one taken
+ * from the SRQ at once and held (wresp.rq_held: a flush completes it; a
+ * UC message lost leaves it for the next). A WRITE's rkey is checked for
+ * the whole RETH length first. Keys and the receive WQE's scatter list
+ * are looked up again for every packet: a key may go between two. A
+ * signature key wants the message whole: begin says so (@whole) and the
+ * caller gathers it for sim_rq_execute_locked() instead. @r->src holds
+ * the packet's bytes; SEND, SEND with immediate or invalidate, WRITE
+ * (begin and part take any WRITE as MLX5_OPCODE_RDMA_WRITE).
+ */
+
+/* The receive WQE a SEND in progress fills. */
+static u8 sim_rq_direct_sgl(struct sim_qp *qp, struct sim_sgl *sgl)
+{
+	if (qp->srq)
+		return sim_srq_scatter_list(qp->srq, qp->wresp.rq_idx, qp->qpn,
+					    sgl);
+	return sim_rq_scatter_list(qp, qp->rq_ci, sgl);
+}
+
+/* That receive WQE completes in error; NAK @nak, the QP to ERR. */
+static int sim_rq_direct_fail(struct sim_qp *qp, struct sim_resp_req *r,
+			      u8 cqe_synd, u8 nak)
+{
+	u16 idx;
+
+	if (!sim_rq_take(qp, NULL, &idx))
+		sim_rq_error_cqe(qp, cqe_synd, true, idx);
+	r->syndrome = nak;
+	return SIM_RESP_ERR;
+}
+
+int sim_rq_direct_begin(struct sim_engine *eng, struct sim_qp *qp,
+			struct sim_resp_req *r, bool *whole)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_sge sge;
+	int res;
+	u8 synd;
+
+	*whole = false;
+	if (!sim_rq_start(qp))
+		return SIM_RESP_NOT_READY;
+	if (r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE) {
+		if (!qp->rwe)
+			return sim_rq_nak(qp, r,
+					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+		if (!r->len)
+			return SIM_RESP_OK;
+		res = sim_rq_rkey(qp, r, SIM_ACC_RW, &sge);
+		*whole = !res && sge.sig;
+		return res;
+	}
+	if (qp->srq && !wr->rq_held) {
+		if (sim_srq_take(qp->srq, qp->qpn, NULL, &wr->rq_idx) < 0)
+			goto rnr;
+		wr->rq_held = true;
+	} else if (!qp->srq && !sim_rq_avail(qp)) {
+		goto rnr;
+	}
+	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
+	if (synd)
+		return sim_rq_direct_fail(qp, r, synd,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	*whole = eng->rsgl.sig;
+	return SIM_RESP_OK;
+
+rnr:
+	sim_rq_count(qp, r->wqe_opcode, SIM_RESP_RNR);
+	return SIM_RESP_RNR;
+}
+
+int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r, u64 off)
+{
+	struct sim_cur d, s;
+	struct sim_sge sge;
+	int res;
+	u8 synd;
+
+	if (!sim_rq_receiving(qp))
+		return SIM_RESP_NOT_READY;
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	if (r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE) {
+		/* @r->raddr is this packet's place */
+		res = sim_rq_rkey(qp, r, SIM_ACC_RW, &sge);
+		if (res)
+			return res;
+		sim_cur_init(&d, &sge, 1);
+		if (sge.sig ||
+		    sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len))
+			return sim_rq_nak(qp, r,
+					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return SIM_RESP_OK;
+	}
+	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
+	if (synd)
+		return sim_rq_direct_fail(qp, r, synd,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	if (eng->rsgl.total < off + r->len)
+		return sim_rq_direct_fail(qp, r,
+					  MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+					  MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
+	sim_cur_skip(&d, off);
+	if (eng->rsgl.sig ||
+	    sim_cur_copy(qp->sim, &d, r->req_sim, &s, r->len))
+		return sim_rq_direct_fail(qp, r,
+					  MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	return SIM_RESP_OK;
+}
+
+/* @r->len: the whole message's; @r->wqe_opcode: the last packet's. */
+int sim_rq_direct_end(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r)
+{
+	bool write = r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE ||
+		     r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
+	struct sim_cqe_info ci = {
+		.opcode = write ? MLX5_CQE_RESP_WR_IMM :
+				  sim_send_cqe_opcode(r->wqe_opcode),
+		.byte_cnt = r->len,
+		.imm = r->imm,
+		.flags_rqpn = r->src_qpn,
+		.solicited = r->solicited,
+	};
+	u16 idx;
+
+	if (!sim_rq_receiving(qp))
+		return SIM_RESP_NOT_READY;
+	if (r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE_IMM &&
+	    !sim_rq_has_wqe(qp)) {
+		/* its data is in: the last packet again after the timer */
+		sim_rq_count(qp, r->wqe_opcode, SIM_RESP_RNR);
+		return SIM_RESP_RNR;
+	}
+	sim_rq_count(qp, r->wqe_opcode, SIM_RESP_OK);
+	if (r->wqe_opcode == MLX5_OPCODE_RDMA_WRITE)
+		return SIM_RESP_OK;
+	/* an SRQ another QP emptied meanwhile: the immediate is lost */
+	if (sim_rq_take(qp, NULL, &idx))
+		return SIM_RESP_OK;
+	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
+	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true,
+				 idx);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+		return SIM_RESP_ERR;
+	}
+	sim_rq_cqe(qp, &ci, idx);
+	return SIM_RESP_OK;
 }
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
@@ -577,7 +763,17 @@ bool sim_rq_flush(struct sim_qp *qp)
 
 	spin_lock(&qp->rq_lock);
 	if (qp->srq) {
-		work = sim_rq_srq_last_wqe(qp);
+		/* the WQE a SEND in progress took is the QP's to flush */
+		if (qp->wresp.rq_held &&
+		    READ_ONCE(qp->state) == MLX5_QP_STATE_ERR) {
+			qp->wresp.rq_held = false;
+			sim_rq_cqe(qp, &ci, qp->wresp.rq_idx);
+			atomic64_inc(&qp->sim->estats.flushed);
+			sim_qcnt_cqe_err(qp, false,
+					 MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+			work = true;
+		}
+		work |= sim_rq_srq_last_wqe(qp);
 		goto unlock;
 	}
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR)

@@ -99,6 +99,23 @@ int sim_cur_copy(struct mlx5sp_sim *dsim, struct sim_cur *d,
 	return 0;
 }
 
+/* Move @c on by @off bytes (to a packet's place in a message). */
+void sim_cur_skip(struct sim_cur *c, u64 off)
+{
+	u64 left;
+
+	while (off && c->i < c->n) {
+		left = c->sge[c->i].len - c->off;
+		if (off < left) {
+			c->off += off;
+			return;
+		}
+		off -= left;
+		c->i++;
+		c->off = 0;
+	}
+}
+
 int sim_cur_write(struct mlx5sp_sim *sim, struct sim_cur *d, const void *buf,
 		  u32 len)
 {

@@ -83,6 +83,7 @@ u8 sim_sgl_add_key(struct mlx5sp_sim *sim, struct sim_sgl *sgl, u32 key,
 int sim_sgl_add_kva(struct sim_sgl *sgl, void *kva, u32 len);
 int sim_cur_copy(struct mlx5sp_sim *dsim, struct sim_cur *d,
 		 struct mlx5sp_sim *ssim, struct sim_cur *s, u64 len);
+void sim_cur_skip(struct sim_cur *c, u64 off);
 int sim_cur_write(struct mlx5sp_sim *sim, struct sim_cur *d, const void *buf,
 		  u32 len);
 void *sim_cur_map(struct mlx5sp_sim *sim, struct sim_cur *c, u32 *len);

@@ -473,6 +473,12 @@ bool sim_rq_flush(struct sim_qp *qp);
 bool sim_atomic_host_endian(struct mlx5sp_sim *sim);
 int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
 			  struct sim_resp_req *r);
+int sim_rq_direct_begin(struct sim_engine *eng, struct sim_qp *qp,
+			struct sim_resp_req *r, bool *whole);
+int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r, u64 off);
+int sim_rq_direct_end(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r);
 /* fabric.c */
 void sim_fabric_add(struct mlx5sp_sim *sim);
 void sim_fabric_del(struct mlx5sp_sim *sim);

@@ -348,11 +348,9 @@ static bool sim_sq_win_op(const struct sim_qp *qp, const struct sim_wqe *w)
 
 /* ... and not through a signature key (its bytes are made once, alone) */
 static bool sim_sq_win_fits(const struct sim_engine *eng,
-			    const struct sim_qp *qp, const struct sim_wqe *w,
-			    const struct sim_resp_req *r)
+			    const struct sim_qp *qp, const struct sim_wqe *w)
 {
-	return sim_sq_win_op(qp, w) && !eng->lsgl.sig &&
-	       r->len <= SIM_WIRE_MAX_MSG;
+	return sim_sq_win_op(qp, w) && !eng->lsgl.sig;
 }
 
 /*
@@ -423,7 +421,7 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 		atomic64_add(r->len, &qp->sim->estats.bytes);
 		return sim_sq_done(qp, w, 0);
 	}
-	if (!qp->wreq.busy && sim_sq_win_fits(eng, qp, w, r)) {
+	if (!qp->wreq.busy && sim_sq_win_fits(eng, qp, w)) {
 		if (!sim_sq_win_room(qp, w))
 			return SIM_WQE_WAIT;
 		return sim_sq_win_start(qp, w, r);

@@ -244,41 +244,24 @@ int sim_cmd_arm_rq(struct sim_cmd *c)
 }
 
 /*
- * Take the next WQE: its index into @idx and, with @sgl, its scatter
- * list (lkeys of the SRQ's PD). Returns 0, a CQE syndrome (the WQE is used all the same), or -1
- * when the SRQ is empty. The responder's rq_lock is held.
+ * WQE @idx's scatter list into @sgl (lkeys of the SRQ's PD). Returns 0 or
+ * a CQE syndrome. Again for each packet of a message placed as it comes
+ * (rq.c): a key may go between two.
  */
-int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx)
+u8 sim_srq_scatter_list(struct sim_srq *srq, u16 idx, u32 qpn,
+			struct sim_sgl *sgl)
 {
-	struct mlx5_wqe_srq_next_seg *next;
+	u64 base = (u64)(idx & (srq->nent - 1)) << srq->stride_shift;
 	struct mlx5_wqe_data_seg *ds;
 	u32 i, n, lkey;
-	bool fire;
-	u64 base;
-	u8 synd = 0;
-
-	spin_lock(&srq->lock);
-	if (!sim_srq_avail(srq)) {
-		spin_unlock(&srq->lock);
-		return -1;
-	}
-	*idx = srq->head;
-	base = (u64)srq->head << srq->stride_shift;
-	next = sim_buf_at(&srq->buf, base);
-	srq->head = be16_to_cpu(READ_ONCE(next->next_wqe_index)) &
-		    (srq->nent - 1);
-	srq->ci++;
-	fire = sim_srq_limit_due(srq);
-	spin_unlock(&srq->lock);
-	if (fire)
-		sim_srq_limit_event(srq);
-	if (!sgl)
-		return 0;
+	u8 synd;
 
 	sim_sgl_reset(sgl);
-	n = (BIT(srq->stride_shift) - sizeof(*next)) / MLX5_SEND_WQE_DS;
+	n = (BIT(srq->stride_shift) -
+	     sizeof(struct mlx5_wqe_srq_next_seg)) / MLX5_SEND_WQE_DS;
 	for (i = 0; i < n; i++) {
-		ds = sim_buf_at(&srq->buf, base + sizeof(*next) +
+		ds = sim_buf_at(&srq->buf,
+				base + sizeof(struct mlx5_wqe_srq_next_seg) +
 				i * MLX5_SEND_WQE_DS);
 		lkey = be32_to_cpu(READ_ONCE(ds->lkey));
 		if (lkey == SIM_SRQ_INVALID_LKEY)
@@ -289,9 +272,36 @@ int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx)
 				       ~MLX5_INLINE_SEG, srq->pd, qpn,
 				       SIM_ACC_LW);
 		if (synd)
-			break;
+			return synd;
 	}
-	return synd;
+	return 0;
+}
+
+/*
+ * Take the next WQE: its index into @idx and, with @sgl, its scatter
+ * list. Returns 0, a CQE syndrome (the WQE is used all the same), or -1
+ * when the SRQ is empty. The responder's rq_lock is held.
+ */
+int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx)
+{
+	struct mlx5_wqe_srq_next_seg *next;
+	bool fire;
+
+	spin_lock(&srq->lock);
+	if (!sim_srq_avail(srq)) {
+		spin_unlock(&srq->lock);
+		return -1;
+	}
+	*idx = srq->head;
+	next = sim_buf_at(&srq->buf, (u64)srq->head << srq->stride_shift);
+	srq->head = be16_to_cpu(READ_ONCE(next->next_wqe_index)) &
+		    (srq->nent - 1);
+	srq->ci++;
+	fire = sim_srq_limit_due(srq);
+	spin_unlock(&srq->lock);
+	if (fire)
+		sim_srq_limit_event(srq);
+	return sgl ? sim_srq_scatter_list(srq, *idx, qpn, sgl) : 0;
 }
 
 bool sim_srq_has_wqe(struct sim_srq *srq)

@@ -37,7 +37,8 @@ struct sim_resp_req;
 #define SIM_QPN_MASK		0xffffff
 #define SIM_WIRE_PKEY		0xffff
 #define SIM_ICRC_LEN		4
-#define SIM_WIRE_MAX_MSG	SZ_1M	/* reassembly and READ buffers */
+#define SIM_WIRE_MAX_MSG	SZ_1M	/* a signature key's message, whole */
+#define SIM_MSG_MAX		SZ_1G	/* caps.c's log_max_msg */
 #define SIM_NET_RXQ_MAX		2048	/* frames waiting for the engine */
 
 /* BTH opcode: transport in the top 3 bits, operation in the low 5 */
@@ -271,7 +272,11 @@ struct sim_wire_resp {
 	u64 va;			/* a WRITE's RETH */
 	u32 rkey;
 	u32 dmalen;
-	u8 *buf;		/* reassembly, READ data (SIM_WIRE_MAX_MSG) */
+	bool direct;		/* placed as it comes (rq.c), not gathered */
+	bool rq_held;		/* an SRQ WQE taken for a SEND, not done */
+	u16 rq_idx;		/* ... its index */
+	u8 *buf;		/* a signature key's message whole, READ data
+				 * through one (SIM_WIRE_MAX_MSG) */
 	u8 atomic_next;		/* the res entry to use next */
 	struct sim_wire_atomic_res atomic_res[SIM_WIRE_ATOMIC_RES];
 };

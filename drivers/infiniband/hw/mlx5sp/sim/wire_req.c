@@ -65,6 +65,11 @@
  * in. The packets carry the keys' wire domain. The responder's keys are
  * rq.c's, as for a peer here: a message is whole in wresp.buf before it
  * goes through them, so a UC message that lost a packet never does.
+ * Those buffers hold SIM_WIRE_MAX_MSG (1 MiB): a longer message through
+ * a signature key, or a READ alone (fenced) longer than that, fails with
+ * a local length error here or an invalid request NAK there; every other
+ * message is cut from its gather list and placed as it comes, up to the
+ * device's max_msg (1 GiB).
  */
 
 #include "sim.h"
@@ -131,22 +136,6 @@ static bool sim_wire_rd_resp_ok(const struct sim_rx_pkt *pkt, u32 first_psn,
 static bool sim_wire_is_read_resp(u8 op)
 {
 	return op >= SIM_OP_READ_RESP_FIRST && op <= SIM_OP_READ_RESP_ONLY;
-}
-
-static void sim_cur_skip(struct sim_cur *c, u64 off)
-{
-	u64 left;
-
-	while (off && c->i < c->n) {
-		left = c->sge[c->i].len - c->off;
-		if (off < left) {
-			c->off += off;
-			return;
-		}
-		off -= left;
-		c->i++;
-		c->off = 0;
-	}
 }
 
 /*
@@ -450,8 +439,9 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 	bool atomic = sim_wire_is_atomic(r->wqe_opcode);
 
 	if (!wq->busy) {
-		if (r->len > SIM_WIRE_MAX_MSG ||
-		    (r->wqe_opcode == MLX5_OPCODE_RDMA_READ && !wq->rd_buf)) {
+		/* alone, a READ's data is gathered in rd_buf */
+		if (r->wqe_opcode == MLX5_OPCODE_RDMA_READ &&
+		    (!wq->rd_buf || r->len > SIM_WIRE_MAX_MSG)) {
 			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 			return SIM_WRES_ERR;
 		}

@@ -4,15 +4,21 @@
  * PSN order from the QPC's next_rcv_psn, and UD/GSI datagrams.
  *
  * A request with the expected PSN is taken: SEND and RDMA WRITE packets
- * are gathered in the QP's reassembly buffer (first/middle packets carry
- * exactly a path MTU, a WRITE no more than its RETH says) and the whole
- * message goes to rq.c with the last one, which checks the receive WQE,
- * the rkey, the access rights and the bounds exactly as for a peer in
- * this kernel; an RDMA READ goes to rq.c at once and its data leaves as
- * READ responses, a path MTU each. Then an ACK (for the last packet of a
- * message and whenever the requester asks), an RNR NAK when there was no
- * receive WQE (the message is dropped, the expected PSN goes back to its
- * first packet), or a NAK with the code of what rq.c refused.
+ * (first/middle packets carry exactly a path MTU, a WRITE no more than
+ * its RETH says, no message beyond the device's 1 GiB max_msg) go to
+ * memory as they come, as a card places them: the first one has rq.c
+ * check the rkey for the whole RETH length, or take the receive WQE (an
+ * RNR NAK of that packet when there is none), each one's bytes go to
+ * their place, the last one completes the message. A message through a
+ * signature key (the rkey's, or a key in the receive WQE) is gathered in
+ * wresp.buf instead, at most SIM_WIRE_MAX_MSG, and goes to rq.c whole
+ * with its last packet: the key's PI wants the whole message. An RDMA
+ * READ goes to rq.c at once and its data leaves as READ responses, a
+ * path MTU each, read from the key as they go (through a signature key:
+ * made whole in wresp.buf first). Then an ACK (for the last packet of a
+ * message and whenever the requester asks), an RNR NAK (the packet again
+ * after the timer: a SEND's first, a WRITE with immediate's last, what
+ * came before it kept), or a NAK with the code of what rq.c refused.
  * An atomic (AtomicETH) is executed by rq.c at once, as for a peer here
  * (8-byte aligned, an rkey with atomic access, the QP's rae, else the NAK
  * a ConnectX sends), and its original value goes back in an
@@ -30,8 +36,8 @@
  * (a NAK, a READ response, an atomic acknowledge), a request for another
  * QP and the end of the batch send it first.
  *
- * UC (IBTA 9.7.5.1, 9.8.3): SEND and RDMA WRITE packets are gathered and
- * delivered the same way, with no ACK or NAK ever. A PSN other than the
+ * UC (IBTA 9.7.5.1, 9.8.3): SEND and RDMA WRITE packets are placed or
+ * gathered the same way, with no ACK or NAK ever. A PSN other than the
  * expected one means packets were lost: the message in progress is
  * dropped, and so is every packet up to the next FIRST or ONLY, which
  * starts a message at its own PSN. A message rq.c does not take (no
@@ -164,8 +170,12 @@ static void sim_wire_invalid(struct sim_qp *qp, u32 psn)
 			  qp->qpn);
 }
 
-/* READ responses: @len bytes of wresp.buf from @psn on. */
-static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len)
+/*
+ * READ responses from @psn on: @len bytes read from @key, or from
+ * wresp.buf where a signature key made them.
+ */
+static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len,
+			       const struct sim_sge *key)
 {
 	u32 mtu = sim_wire_mtu(qp), n = len ? DIV_ROUND_UP(len, mtu) : 1;
 	struct sim_tx_pkt t = {};
@@ -173,7 +183,7 @@ static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len)
 	struct sim_cur c;
 	u32 i, chunk;
 
-	sim_cur_init(&c, &sge, 1);
+	sim_cur_init(&c, key ?: &sge, 1);
 	for (i = 0; i < n; i++) {
 		bool first = !i, last = i == n - 1;
 
@@ -205,19 +215,75 @@ static void sim_wire_resp_req(struct sim_engine *eng, struct sim_qp *qp,
 	r->sig = &eng->sig_log;
 	r->sig->n = 0;
 	sim_sgl_reset(&eng->lsgl);
-	sim_sgl_add_kva(&eng->lsgl, qp->wresp.buf, len);
+	if (qp->wresp.buf)
+		sim_sgl_add_kva(&eng->lsgl, qp->wresp.buf, len);
 }
 
-/* An RDMA READ request; @dup: a duplicate, the expected PSN stays. */
+/* A packet of a SEND or WRITE placed as it comes: its bytes. */
+static void sim_wire_resp_part(struct sim_engine *eng, struct sim_qp *qp,
+			       const struct sim_rx_pkt *pkt,
+			       struct sim_resp_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->req_sim = qp->sim;
+	r->src_qpn = qp->remote_qpn;
+	r->len = pkt->paylen;
+	r->sig = &eng->sig_log;
+	r->sig->n = 0;
+	sim_sgl_reset(&eng->lsgl);
+	/* rq.c only reads from it */
+	sim_sgl_add_kva(&eng->lsgl, (void *)pkt->payload, pkt->paylen);
+	r->src = &eng->lsgl;
+}
+
+/*
+ * rq.c did not take a packet of a SEND or WRITE (@res): an RNR NAK (the
+ * packet again after the timer, what came before it stays), a NAK, or
+ * nothing when the QP no longer receives. UC answers nothing: the
+ * message is dropped.
+ */
+static void sim_wire_resp_refused(struct sim_qp *qp,
+				  const struct sim_rx_pkt *pkt, int res,
+				  u8 syndrome)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+
+	if (res == SIM_RESP_NOT_READY)
+		return;
+	if (qp->st == MLX5_QP_ST_UC) {
+		wr->msg = SIM_MSG_NONE;
+		atomic64_inc(&qp->sim->net.st.uc_msgs_dropped);
+		return;
+	}
+	if (res == SIM_RESP_RNR) {
+		atomic64_inc(&qp->sim->net.st.rnr_naks_sent);
+		sim_wire_ack(qp, pkt->psn,
+			     SIM_AETH_RNR_NAK | (qp->min_rnr_nak & 0x1f));
+		return;
+	}
+	wr->msg = SIM_MSG_NONE;
+	sim_wire_nak(qp, pkt->psn, sim_wire_nak_code(syndrome));
+}
+
+/*
+ * An RDMA READ request; @dup: a duplicate, the expected PSN stays. Its
+ * responses are read from the key as they go, or made whole in wresp.buf
+ * first when it is a signature key (its PI inserted or stripped).
+ */
 static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 			       const struct sim_rx_pkt *pkt, bool dup)
 {
 	struct sim_wire_resp *wr = &qp->wresp;
 	u32 mtu = sim_wire_mtu(qp);
 	struct sim_resp_req r;
+	struct sim_mkey *mk;
+	bool whole;
 	int res;
 
-	if (pkt->dmalen > SIM_WIRE_MAX_MSG || !wr->buf ||
+	mk = sim_mkey_lookup(qp->sim, pkt->rkey);
+	whole = pkt->dmalen && mk && READ_ONCE(mk->bsf_en);
+	if (pkt->dmalen > SIM_MSG_MAX ||
+	    (whole && (pkt->dmalen > SIM_WIRE_MAX_MSG || !wr->buf)) ||
 	    (!dup && wr->msg != SIM_MSG_NONE)) {
 		sim_wire_invalid(qp, pkt->psn);
 		return;
@@ -226,7 +292,7 @@ static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 	r.wqe_opcode = MLX5_OPCODE_RDMA_READ;
 	r.raddr = pkt->va;
 	r.rkey = pkt->rkey;
-	r.dst = &eng->lsgl;
+	r.dst = whole ? &eng->lsgl : NULL;
 	res = sim_rq_execute_locked(eng, qp, &r);
 	if (res == SIM_RESP_NOT_READY)
 		return;
@@ -240,7 +306,7 @@ static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 			   SIM_PSN_MASK;
 		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
 	}
-	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen);
+	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen, whole ? NULL : &r.key);
 }
 
 static void sim_wire_atomic_ack(struct sim_qp *qp, u32 psn, u64 orig)
@@ -348,7 +414,10 @@ static u8 sim_wire_wqe_opcode(u8 op)
 	}
 }
 
-/* The last packet of a SEND or WRITE is in: the message to rq.c. */
+/*
+ * The last packet of a SEND or WRITE is in: the message completes (rq.c),
+ * or, gathered for a signature key, goes to rq.c whole.
+ */
 static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 				  const struct sim_rx_pkt *pkt, u8 msg)
 {
@@ -368,7 +437,10 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 	r.raddr = wr->va;
 	r.rkey = wr->rkey;
 	wr->msg = SIM_MSG_NONE;
-	res = sim_rq_execute_locked(eng, qp, &r);
+	if (wr->direct)
+		res = sim_rq_direct_end(eng, qp, &r);
+	else
+		res = sim_rq_execute_locked(eng, qp, &r);
 	if (qp->st == MLX5_QP_ST_UC) {
 		/* no answer: what rq.c did not take is gone */
 		if (res == SIM_RESP_OK)
@@ -383,11 +455,16 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 		sim_wire_ack_later(eng, qp, pkt->psn);
 		break;
 	case SIM_RESP_RNR:
-		/* the whole message again, after the timer */
-		wr->epsn = wr->first_psn;
-		atomic64_inc(&qp->sim->net.st.rnr_naks_sent);
-		sim_wire_ack(qp, wr->first_psn,
-			     SIM_AETH_RNR_NAK | (qp->min_rnr_nak & 0x1f));
+		/*
+		 * No receive WQE for the immediate (or an SRQ emptied by
+		 * another QP): this packet again after the timer, the
+		 * message so far kept. Not its first PSN: ACKs the
+		 * requester asked for may have taken it past that.
+		 */
+		wr->msg = msg;
+		wr->off -= pkt->paylen;
+		wr->epsn = pkt->psn;
+		sim_wire_resp_refused(qp, pkt, res, 0);
 		break;
 	case SIM_RESP_ERR:
 		sim_wire_nak(qp, pkt->psn, sim_wire_nak_code(r.syndrome));
@@ -398,33 +475,69 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 	}
 }
 
-/* A SEND or WRITE packet with the expected PSN. */
+/*
+ * A SEND or WRITE packet with the expected PSN. The first one decides
+ * where the message goes: to memory as its packets come (rq.c checks the
+ * rkey or takes the receive WQE with it: RNR there), or, through a
+ * signature key, gathered in wresp.buf (at most SIM_WIRE_MAX_MSG) for
+ * rq.c with the last.
+ */
 static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 			      const struct sim_rx_pkt *pkt, u8 msg)
 {
 	struct sim_wire_resp *wr = &qp->wresp;
 	u32 mtu = sim_wire_mtu(qp);
+	bool first = pkt->hdrs & SIM_HDR_FIRST;
 	bool last = pkt->hdrs & SIM_HDR_LAST;
+	bool write = msg == SIM_MSG_WRITE;
+	struct sim_resp_req r;
+	bool whole;
+	int res;
 
-	if (pkt->hdrs & SIM_HDR_FIRST) {
-		if (wr->msg != SIM_MSG_NONE ||
-		    (msg == SIM_MSG_WRITE && pkt->dmalen > SIM_WIRE_MAX_MSG))
-			goto invalid;
+	if (first ? wr->msg != SIM_MSG_NONE : wr->msg != msg)
+		goto invalid;
+	if (pkt->paylen > mtu || (!last && pkt->paylen != mtu) ||
+	    (write && pkt->paylen > (first ? pkt->dmalen :
+					     wr->dmalen - wr->off)) ||
+	    (first && write && pkt->dmalen > SIM_MSG_MAX) ||
+	    (!first && pkt->paylen > SIM_MSG_MAX - wr->off))
+		goto invalid;
+	if (first) {
+		sim_wire_resp_part(eng, qp, pkt, &r);
+		r.wqe_opcode = write ? MLX5_OPCODE_RDMA_WRITE :
+				       MLX5_OPCODE_SEND;
+		r.raddr = pkt->va;
+		r.rkey = pkt->rkey;
+		r.len = write ? pkt->dmalen : 0;
+		res = sim_rq_direct_begin(eng, qp, &r, &whole);
+		if (res != SIM_RESP_OK) {
+			sim_wire_resp_refused(qp, pkt, res, r.syndrome);
+			return;
+		}
 		wr->msg = msg;
+		wr->direct = !whole;
 		wr->first_psn = pkt->psn;
 		wr->off = 0;
 		wr->va = pkt->va;
 		wr->rkey = pkt->rkey;
 		wr->dmalen = pkt->dmalen;
-	} else if (wr->msg != msg) {
-		goto invalid;
 	}
-	if (pkt->paylen > mtu || (!last && pkt->paylen != mtu) ||
-	    pkt->paylen > SIM_WIRE_MAX_MSG - wr->off ||
-	    (msg == SIM_MSG_WRITE && pkt->paylen > wr->dmalen - wr->off) ||
-	    !wr->buf)
-		goto invalid;
-	memcpy(wr->buf + wr->off, pkt->payload, pkt->paylen);
+	if (!wr->direct) {
+		if (!wr->buf || pkt->paylen > SIM_WIRE_MAX_MSG - wr->off)
+			goto invalid;
+		memcpy(wr->buf + wr->off, pkt->payload, pkt->paylen);
+	} else if (pkt->paylen) {
+		sim_wire_resp_part(eng, qp, pkt, &r);
+		r.wqe_opcode = write ? MLX5_OPCODE_RDMA_WRITE :
+				       MLX5_OPCODE_SEND;
+		r.raddr = wr->va + wr->off;
+		r.rkey = wr->rkey;
+		res = sim_rq_direct_part(eng, qp, &r, wr->off);
+		if (res != SIM_RESP_OK) {
+			sim_wire_resp_refused(qp, pkt, res, r.syndrome);
+			return;
+		}
+	}
 	wr->off += pkt->paylen;
 	wr->epsn = (wr->epsn + 1) & SIM_PSN_MASK;
 	if (last)
