@@ -173,7 +173,8 @@ wire_capture_check $((nbw * 6))
 # (REM_INV_REQ_ERR / LOC_LEN_ERR), a WRITE past the end of the MR
 # (REM_ACCESS_ERR, nothing written), a WRITE with immediate before the
 # receive is posted (RNR NAKs on its last packet, then done once with
-# its data); ib_write_bw, ib_read_bw and ib_send_bw of that size, 5
+# its data; an SRQ's receive of the size and of half), wire_retry
+# big-flush (below); ib_write_bw, ib_read_bw and ib_send_bw of that size, 5
 # iterations (perftest's least), the server's side alternating. After
 # the capture: its ICRC check would take minutes over these.
 big=${WIRE_BIG:-4194304}
@@ -182,6 +183,13 @@ wire_prog stream sp0 "$gs" rxe0 "$gr" "$nbig" "$big"
 ok "wire_retry stream: $nbig SENDs, WRITEs, READs of $big bytes each way"
 wire_prog big-err rxe0 "$gr" sp0 "$gs" 1 "$big"
 ok "wire_retry big-err: refused SEND and WRITE, WRITE with immediate after RNR, $big bytes"
+# wire_retry big-flush: the model's QP, on an SRQ, moved to ERR while a
+# SEND of that size comes in (rxe's packets slowed to 20 Mbit/s: some
+# 1.7 s for 4 MiB): the SRQ receive its first packet took is flushed
+tc qdisc add dev vethB root netem rate 20mbit || die "tc netem rate"
+wire_prog big-flush rxe0 "$gr" sp0 "$gs" 1 "$big"
+tc qdisc del dev vethB root
+ok "wire_retry big-flush: the SRQ receive a SEND in progress took is flushed with its QP"
 perf ib_write_bw sp -n 5 -s "$big"
 perf ib_read_bw rxe -n 5 -s "$big" -o $o
 perf ib_send_bw sp -n 5 -s "$big"

@@ -34,6 +34,11 @@
  *	completion says SIZE bytes and the immediate, the data all there;
  *	B's QP on an SRQ: a SEND into a receive of SIZE (done, the data
  *	there), then one into a receive of half that (as the first).
+ *   big-flush 1 SIZE  B's QP on an SRQ with two receives of SIZE; a SEND
+ *	of SIZE from A, and 500 ms later (the script slows the wire, so
+ *	that it is still coming) B's QP to ERR: the receive its first
+ *	packet took completes with IBV_WC_WR_FLUSH_ERR, the other stays the
+ *	SRQ's (no completion), A's SEND ends in an error.
  *   atomic COUNT DEPTH  COUNT fetch & adds of 1 from A to a counter in
  *	B's memory, DEPTH at a time, then COUNT / 4 compare & swaps, each
  *	moving it on by one, and one whose compare does not match; then
@@ -986,6 +991,51 @@ static void mode_big_err(unsigned int size)
 	      size, a.name, b.name, size / 2);
 }
 
+static void mode_big_flush(unsigned int size)
+{
+	struct qp_params pa = { .timeout = 8, .retry_cnt = 1,
+				.rnr_retry = 7, .min_rnr_timer = 1 };
+	struct qp_params pb = { .timeout = 14, .retry_cnt = 7,
+				.rnr_retry = 7, .min_rnr_timer = 1 };
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	double t0;
+	int got, flushed, other, aerr;
+
+	b.srq = ibv_create_srq(b.pd, &(struct ibv_srq_init_attr){
+				       .attr = { .max_wr = 4, .max_sge = 1 } });
+	if (!b.srq)
+		fatal("ibv_create_srq", errno);
+	create_qp(&a);
+	create_qp(&b);
+	connect_one(&a, &b, &pa);
+	connect_one(&b, &a, &pb);
+	post_srq_recv(&b, 20, b.buf, size);
+	post_srq_recv(&b, 21, b.src, size);
+	fill(a.src, 3, size, 9);
+	post_send(&a, IBV_WR_SEND, 22, a.src, size, 0, 0);
+	t0 = now_ms();
+	while (now_ms() < t0 + 500)
+		;
+	if (ibv_modify_qp(b.qp, &at, IBV_QP_STATE))
+		fatal("2ERR", errno);
+	got = poll_one(&b, &wc, WAIT_MS);
+	flushed = got && wc.wr_id == 20 && wc.status == IBV_WC_WR_FLUSH_ERR;
+	if (!got)
+		printf("# %s: no completion in %d ms\n", b.name, WAIT_MS);
+	else if (!flushed)
+		printf("# %s: %s, wr_id %llu\n", b.name,
+		       ibv_wc_status_str(wc.status),
+		       (unsigned long long)wc.wr_id);
+	other = poll_one(&b, &wc, 200);
+	aerr = poll_one(&a, &wc, WAIT_MS) && wc.wr_id == 22 &&
+	       wc.status != IBV_WC_SUCCESS;
+	check(flushed && !other && aerr,
+	      "SEND of %u bytes %s -> %s's SRQ, %s's QP to ERR after 500 ms: the receive it took WR_FLUSH_ERR, the other still the SRQ's, %s's SEND %s",
+	      size, a.name, b.name, b.name, a.name,
+	      aerr ? ibv_wc_status_str(wc.status) : "not failed");
+}
+
 static void mode_window_err(unsigned int count, unsigned int size)
 {
 	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
@@ -1667,7 +1717,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|big-err|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|rnr|rnr-peer|stream|big-err|big-flush|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -1697,7 +1747,8 @@ int main(int argc, char **argv)
 			fatal("COUNT (1..4096) SIZE (512..65536, blocks of 512)",
 			      EINVAL);
 		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
-	} else if (!strcmp(argv[1], "big-err")) {
+	} else if (!strcmp(argv[1], "big-err") ||
+		   !strcmp(argv[1], "big-flush")) {
 		if (n2 < 2 || n2 > MAX_STREAM)
 			fatal("SIZE (2..16 MiB)", EINVAL);
 		len = n2;
@@ -1722,6 +1773,8 @@ int main(int argc, char **argv)
 		mode_stream(n1, n2);
 	} else if (!strcmp(argv[1], "big-err")) {
 		mode_big_err(n2);
+	} else if (!strcmp(argv[1], "big-flush")) {
+		mode_big_flush(n2);
 	} else if (!strcmp(argv[1], "window")) {
 		mode_window(n1, n2);
 	} else if (!strncmp(argv[1], "window-", 7)) {
