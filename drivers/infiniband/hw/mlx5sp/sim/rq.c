@@ -184,6 +184,24 @@ static void sim_rq_sig_cqes(struct sim_qp *qp, struct sim_resp_req *r,
 		sim_sig_log_cqes(qp->rcq, qp->qpn, r->sig, dst);
 }
 
+/*
+ * Receive WQE @idx completes with @ci: a SEND with invalidate frees its
+ * key first, or fails it.
+ */
+static int sim_rq_recv_done(struct sim_qp *qp, struct sim_resp_req *r,
+			    struct sim_cqe_info *ci, u16 idx)
+{
+	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
+	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
+		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true,
+				 idx);
+		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+		return SIM_RESP_ERR;
+	}
+	sim_rq_cqe(qp, ci, idx);
+	return SIM_RESP_OK;
+}
+
 static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		       struct sim_resp_req *r)
 {
@@ -223,15 +241,7 @@ static int sim_rq_send(struct sim_engine *eng, struct sim_qp *qp,
 		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return SIM_RESP_ERR;
 	}
-	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
-	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true,
-				 idx);
-		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
-		return SIM_RESP_ERR;
-	}
-	sim_rq_cqe(qp, &ci, idx);
-	return SIM_RESP_OK;
+	return sim_rq_recv_done(qp, r, &ci, idx);
 }
 
 /* The remote side of an RDMA access: one entry behind the rkey. */
@@ -614,15 +624,7 @@ int sim_rq_direct_end(struct sim_engine *eng, struct sim_qp *qp,
 	/* an SRQ another QP emptied meanwhile: the immediate is lost */
 	if (sim_rq_take(qp, NULL, &idx))
 		return SIM_RESP_OK;
-	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL &&
-	    !sim_rq_invalidate(qp, be32_to_cpu(r->imm))) {
-		sim_rq_error_cqe(qp, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, true,
-				 idx);
-		r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
-		return SIM_RESP_ERR;
-	}
-	sim_rq_cqe(qp, &ci, idx);
-	return SIM_RESP_OK;
+	return sim_rq_recv_done(qp, r, &ci, idx);
 }
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
