@@ -754,12 +754,21 @@ static bool sim_rq_srq_last_wqe(struct sim_qp *qp)
 	return true;
 }
 
-bool sim_rq_flush(struct sim_qp *qp)
+/* The receive WQE at @idx (the QP's or its SRQ's) completes flushed. */
+static void sim_rq_flush_one(struct sim_qp *qp, u16 idx)
 {
 	struct sim_cqe_info ci = {
 		.opcode = MLX5_CQE_RESP_ERR,
 		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
 	};
+
+	sim_rq_cqe(qp, &ci, idx);
+	atomic64_inc(&qp->sim->estats.flushed);
+	sim_qcnt_cqe_err(qp, false, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+}
+
+bool sim_rq_flush(struct sim_qp *qp)
+{
 	bool work = false;
 	u16 n, pi;
 
@@ -769,10 +778,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 		if (qp->wresp.rq_held &&
 		    READ_ONCE(qp->state) == MLX5_QP_STATE_ERR) {
 			qp->wresp.rq_held = false;
-			sim_rq_cqe(qp, &ci, qp->wresp.rq_idx);
-			atomic64_inc(&qp->sim->estats.flushed);
-			sim_qcnt_cqe_err(qp, false,
-					 MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+			sim_rq_flush_one(qp, qp->wresp.rq_idx);
 			work = true;
 		}
 		work |= sim_rq_srq_last_wqe(qp);
@@ -789,9 +795,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 	if (n > qp->rq_wqe_cnt)
 		n = qp->rq_wqe_cnt;
 	while (n--) {
-		sim_rq_cqe(qp, &ci, qp->rq_ci++);
-		atomic64_inc(&qp->sim->estats.flushed);
-		sim_qcnt_cqe_err(qp, false, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+		sim_rq_flush_one(qp, qp->rq_ci++);
 		work = true;
 	}
 	/* a record beyond the queue: what was not posted is not flushed */

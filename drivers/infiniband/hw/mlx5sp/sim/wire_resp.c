@@ -502,10 +502,10 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 	    (first && write && pkt->dmalen > SIM_MSG_MAX) ||
 	    (!first && pkt->paylen > SIM_MSG_MAX - wr->off))
 		goto invalid;
+	sim_wire_resp_part(eng, qp, pkt, &r);
+	r.wqe_opcode = write ? MLX5_OPCODE_RDMA_WRITE : MLX5_OPCODE_SEND;
 	if (first) {
-		sim_wire_resp_part(eng, qp, pkt, &r);
-		r.wqe_opcode = write ? MLX5_OPCODE_RDMA_WRITE :
-				       MLX5_OPCODE_SEND;
+		/* the whole message's key range, or its receive WQE */
 		r.raddr = pkt->va;
 		r.rkey = pkt->rkey;
 		r.len = write ? pkt->dmalen : 0;
@@ -514,6 +514,7 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 			sim_wire_resp_refused(qp, pkt, res, r.syndrome);
 			return;
 		}
+		r.len = pkt->paylen;
 		wr->msg = msg;
 		wr->direct = !whole;
 		wr->first_psn = pkt->psn;
@@ -527,9 +528,7 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 			goto invalid;
 		memcpy(wr->buf + wr->off, pkt->payload, pkt->paylen);
 	} else if (pkt->paylen) {
-		sim_wire_resp_part(eng, qp, pkt, &r);
-		r.wqe_opcode = write ? MLX5_OPCODE_RDMA_WRITE :
-				       MLX5_OPCODE_SEND;
+		/* this packet's bytes at their place */
 		r.raddr = wr->va + wr->off;
 		r.rkey = wr->rkey;
 		res = sim_rq_direct_part(eng, qp, &r, wr->off);
