@@ -185,21 +185,23 @@ wire_rping() {
 # wire_pingpong PROG SERVER-SIDE ARGS...: a pingpong of $iters iterations,
 # server on SERVER-SIDE (wire_sides), the other side the client; each within
 # ${WIRE_PP_TIMEOUT:-60} s, both exit 0, both did $iters iterations, and
-# neither says its data was invalid (ibv_rc_pingpong -c)
+# neither says its data was invalid (ibv_rc_pingpong -c). Line-buffered:
+# the side the other's failure leaves waiting is killed by timeout, and
+# what it printed must still be in the log.
 wire_pingpong() {
 	local prog=$1 side=$2 sdev cdev sg cg sexec cexec srv out rc port
 	local t=${WIRE_PP_TIMEOUT:-60}
 	shift 2
 	port=$((18515 + checks))
 	wire_sides "$side"
-	$sexec timeout "$t" "$prog" -d $sdev -g "$sg" -p $port "$@" >"$work/srv" 2>&1 &
+	$sexec timeout "$t" stdbuf -oL "$prog" -d $sdev -g "$sg" -p $port "$@" >"$work/srv" 2>&1 &
 	local spid=$! i
 	for i in $(seq 100); do
 		$sexec ss -ltn | grep -q ":$port " && break
 		sleep 0.2
 	done
 	rc=0
-	$cexec timeout "$t" "$prog" -d $cdev -g "$cg" -p $port "$@" $srv >"$work/cli" 2>&1 || rc=$?
+	$cexec timeout "$t" stdbuf -oL "$prog" -d $cdev -g "$cg" -p $port "$@" $srv >"$work/cli" 2>&1 || rc=$?
 	wait $spid || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): server failed"; }
 	[ $rc = 0 ] || { cat "$work/srv" "$work/cli"; die "$prog $* (server on $side): client rc $rc"; }
 	out=$(grep " iters in " "$work/cli") ||
