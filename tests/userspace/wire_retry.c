@@ -21,8 +21,9 @@
  *	lower bound is checked (the model's NAKs carry TIMER); the time
  *	rxe takes to give up is its own, and shown.
  *   stream COUNT SIZE  COUNT SENDs of SIZE (up to 16 MiB) bytes each way, then COUNT
- *	RDMA WRITEs from A read back by COUNT RDMA READs, and COUNT READs
- *	from B: every message arrives once, in order, with its own data
+ *	RDMA WRITEs from A read back by COUNT RDMA READs (every other one
+ *	fenced), and as many from B (none fenced: rxe may be B): every
+ *	message arrives once, in order, with its own data
  *	(the script puts loss, reordering, duplication on the wire).
  *   big-err 1 SIZE  B's responder on messages of SIZE (above 1 MiB: placed
  *	as they come), each on fresh QPs: a SEND into a receive of half
@@ -316,14 +317,16 @@ static void post_srq_recv(struct end *e, uint64_t id, void *addr,
 		fatal("ibv_post_srq_recv", errno);
 }
 
-static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
-		      void *addr, uint32_t len, uint64_t raddr, uint32_t rkey)
+/* A signalled WR with @flags (IBV_SEND_FENCE) besides. */
+static void post_send_flags(struct end *e, enum ibv_wr_opcode op,
+			    uint64_t id, void *addr, uint32_t len,
+			    uint64_t raddr, uint32_t rkey, unsigned int flags)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len,
 			       .lkey = e->mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
+		.send_flags = IBV_SEND_SIGNALED | flags,
 	};
 	struct ibv_send_wr *bad;
 
@@ -331,6 +334,12 @@ static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
 	wr.wr.rdma.rkey = rkey;
 	if (ibv_post_send(e->qp, &wr, &bad))
 		fatal("ibv_post_send", errno);
+}
+
+static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
+		      void *addr, uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	post_send_flags(e, op, id, addr, len, raddr, rkey, 0);
 }
 
 static int qp_state(struct end *e)
@@ -571,9 +580,12 @@ static void stream_send(struct end *s, struct end *r, unsigned int count,
 	      count, size, s->name, r->name, done, got, bad, now_ms() - t0);
 }
 
-/* COUNT WRITEs from @s into @r's buffer, each read back by a READ. */
+/*
+ * COUNT WRITEs from @s into @r's buffer, each read back by a READ; with
+ * @fence every other READ fenced.
+ */
 static void stream_rdma(struct end *s, struct end *r, unsigned int count,
-			unsigned int size, unsigned int dir)
+			unsigned int size, unsigned int dir, int fence)
 {
 	unsigned int i, bad = 0;
 	double t0 = now_ms();
@@ -588,8 +600,9 @@ static void stream_rdma(struct end *s, struct end *r, unsigned int count,
 			bad++;
 		/* and back, by a READ into the sender's receive buffer */
 		memset(s->buf, 0, size);
-		post_send(s, IBV_WR_RDMA_READ, i, s->buf, size,
-			  (uintptr_t)r->buf, r->mr->rkey);
+		post_send_flags(s, IBV_WR_RDMA_READ, i, s->buf, size,
+				(uintptr_t)r->buf, r->mr->rkey,
+				fence && i % 2 ? IBV_SEND_FENCE : 0);
 		if (!stream_wc(s, i, "READ"))
 			return;
 		if (!same(s->buf, i, size, dir))
@@ -607,8 +620,14 @@ static void mode_stream(unsigned int count, unsigned int size)
 	connect_qps(&p, &p);
 	stream_send(&a, &b, count, size, 0);
 	stream_send(&b, &a, count, size, 1);
-	stream_rdma(&a, &b, count, size, 2);
-	stream_rdma(&b, &a, count, size, 3);
+	/*
+	 * A's every other READ fenced (the model's starts an empty window,
+	 * placed as it comes), not B's: rxe waits forever to send again a
+	 * fenced READ whose response was lost (its fence check counts the
+	 * READ's own outstanding slot)
+	 */
+	stream_rdma(&a, &b, count, size, 2, 1);
+	stream_rdma(&b, &a, count, size, 3, 0);
 }
 
 #define WINDOW	32

@@ -26,9 +26,10 @@
  * RC on the wire (wire_req.c): SENDs, WRITEs, READs and atomics join a
  * window of WQEs in flight, sq_ci moving past them, and complete in SQ
  * order as the ACKs and responses cover them (sim_sq_window:
- * completions, go-back-N on a NAK or a timer, the errors); a fenced WQE
- * or one through a signature key, and any other WQE, waits until the
- * window is empty and then runs alone. Their CQEs come before any WQE's after
+ * completions, go-back-N on a NAK or a timer, the errors); a fenced one
+ * waits until the window is empty and starts it again; one through a
+ * signature key, and any other WQE, waits until the window is empty and
+ * then runs alone. Their CQEs come before any WQE's after
  * them: an error found before a WQE runs waits for the window too. In
  * SQD the WQEs in flight still take their answers; SQ_DRAINED comes when
  * none is left. In ERR they are flushed first, in order.
@@ -324,12 +325,14 @@ static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 }
 
 /*
- * May @w join the window? An RC SEND, WRITE, READ or atomic, not fenced
- * (a fenced WQE runs alone, once the window is empty).
+ * May @w join the window? An RC SEND, WRITE, READ or atomic; a fenced one
+ * only starts an empty window (everything before it complete, its READs
+ * and atomics too), and what follows may join it there.
  */
 static bool sim_sq_win_op(const struct sim_qp *qp, const struct sim_wqe *w)
 {
-	if (qp->st != MLX5_QP_ST_RC || sim_wqe_fenced(w))
+	if (qp->st != MLX5_QP_ST_RC ||
+	    (sim_wqe_fenced(w) && qp->wreq.win_n))
 		return false;
 	switch (w->opcode) {
 	case MLX5_OPCODE_SEND:

@@ -7,8 +7,9 @@
  * QPC's next_send_psn), its last one (and every 16th) asking for an ACK.
  *
  * The window (IBTA vol. 1 9.7): SEND, SEND with immediate or invalidate,
- * RDMA WRITE (with immediate), RDMA READ and atomic WQEs, not fenced and
- * not through a signature key, go out back to back, up to
+ * RDMA WRITE (with immediate), RDMA READ and atomic WQEs not through a
+ * signature key (a fenced one only into an empty window: what is before
+ * it complete) go out back to back, up to
  * SIM_WIRE_WINDOW of them (and what the SQ holds; READs and atomics at
  * most the 2^log_sra_max the QPC allows outstanding): sq_ci moves past
  * them, what completes them is kept in wreq.win, in SQ order. An ACK of
@@ -37,7 +38,7 @@
  * the SQ head (wreq.busy) waits for its answer (sq.c): a SEND or WRITE
  * through a signature key, a READ through one (its responses land in
  * rd_buf and go through the scatter list's keys when the last one is
- * in), a fenced WQE. What comes back for it (net.c, under sq_lock):
+ * in). What comes back for it (net.c, under sq_lock):
  *   ACK      una moves past its PSN; the last PSN acknowledged completes
  *            (not a READ or an atomic: their responses complete them)
  *   a READ response beyond una: una's was lost (an implied NAK): ask
@@ -66,8 +67,8 @@
  * rq.c's, as for a peer here: a message is whole in wresp.buf before it
  * goes through them, so a UC message that lost a packet never does.
  * Those buffers hold SIM_WIRE_MAX_MSG (1 MiB): a longer message through
- * a signature key, or a READ alone (fenced) longer than that, fails with
- * a local length error here or an invalid request NAK there; every other
+ * a signature key fails with a local length error here or an invalid
+ * request NAK there; every other
  * message is cut from its gather list and placed as it comes, up to the
  * device's max_msg (1 GiB).
  */
