@@ -169,8 +169,8 @@ wire_capture_check $((nbw * 6))
 # responses from the key as they go. wire_retry stream: WIRE_BIG_N (2)
 # SENDs of WIRE_BIG (4 MiB) each way, then as many WRITEs read back by
 # READs each way (the model's second one fenced: it starts an empty
-# window, gathered nowhere), every byte checked; wire_retry big-err, rxe requesting
-# from the model: a SEND of that size into a receive of half
+# window, gathered nowhere), every byte checked; wire_retry big-err,
+# rxe requesting from the model: a SEND of that size into a receive of half
 # (REM_INV_REQ_ERR / LOC_LEN_ERR), a WRITE past the end of the MR
 # (REM_ACCESS_ERR, nothing written), a WRITE with immediate before the
 # receive is posted (RNR NAKs on its last packet, then done once with
