@@ -516,6 +516,67 @@ static void m_query_qp(void)
 		OK(!ibv_query_qp(q->qp, &a, rnd() & 0x3fffff, &ia));
 }
 
+/*
+ * The fuzzer's CQs are its own, not libmlx5's: cqn_of() takes them with
+ * mlx5dv_init_obj(), and from then on libmlx5 no longer cleans a destroyed
+ * QP's CQEs out of them (mlx5dv_init_obj(3)). Such a CQE stays, and names
+ * by its user index whatever libmlx5 gives that index next: a QP without
+ * a send queue, whose NULL work request array libmlx5's poll read (a
+ * segfault in libmlx5, make fuzz seed 1795883784, proc 1, call 291874;
+ * the model wrote the CQEs as a card does, before the QP was destroyed).
+ * As a DV application must, the fuzzer cleans them: each CQE of the QP not
+ * yet polled gets a user index libmlx5 never gives out, and polls as an
+ * error. Returns the CQEs changed.
+ */
+static int scrub_cq(struct ibv_cq *cq, uint32_t qpn)
+{
+	struct mlx5dv_cq d;
+	struct mlx5dv_obj o = { .cq = { .in = cq, .out = &d } };
+	struct mlx5_cqe64 *cqe;
+	uint32_t ci, i;
+	int n = 0;
+
+	if (!cq || mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ) || !d.cqe_cnt)
+		return 0;
+	/*
+	 * libmlx5 writes its consumer counter there when it polls; it can
+	 * lag (a resize consumes the RESIZE_CQ CQE without writing it), so
+	 * the whole ring from there is looked at, not up to the first
+	 * entry still the device's: what software owns in this pass.
+	 */
+	ci = be32toh(d.dbrec[0]) & 0xffffff;
+	for (i = ci; i != ci + d.cqe_cnt; i++) {
+		cqe = (void *)((char *)d.buf + (i & (d.cqe_cnt - 1)) * d.cqe_size +
+			       d.cqe_size - sizeof(*cqe));
+		if (mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_INVALID ||
+		    (mlx5dv_get_cqe_owner(cqe) ^ !!(i & d.cqe_cnt)))
+			continue;
+		__sync_synchronize();
+		if ((be32toh(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			cqe->srqn_uidx = htobe32(0xffffff);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* ibv_destroy_qp(), then the cleaning of its CQs (above). */
+static int destroy_qp(struct ibv_qp *qp, int *scrubbed)
+{
+	struct ibv_cq *scq = qp->send_cq, *rcq = qp->recv_cq;
+	uint32_t qpn = qp->qp_num;
+	int n;
+
+	if (ibv_destroy_qp(qp))
+		return -1;
+	n = scrub_cq(scq, qpn);
+	if (rcq != scq)
+		n += scrub_cq(rcq, qpn);
+	if (scrubbed)
+		*scrubbed = n;
+	return 0;
+}
+
 static void m_destroy_qp(void)
 {
 	struct qpslot *q = &PICK(C->qp);
@@ -523,7 +584,7 @@ static void m_destroy_qp(void)
 	if (!q->qp)
 		return;
 	note("qpn 0x%x", q->qp->qp_num);
-	if (!OK(!ibv_destroy_qp(q->qp)) && errno == EBUSY)
+	if (!OK(!destroy_qp(q->qp, NULL)) && errno == EBUSY)
 		return;
 	q->qp = NULL;
 }
@@ -1638,6 +1699,112 @@ static int regress_garbled_devx(void)
 }
 
 /*
+ * Session 31, make fuzz seed 1795883784 (scrub_cq above): a QP flushed
+ * into a CQ the application owns, destroyed with its CQEs unpolled; then a
+ * QP without a send queue takes its user index. Polling the CQ must not
+ * take the new QP for the old one: each CQE polls as an error. Without
+ * scrub_cq() this segfaults in libmlx5; with a scrub_cq() that stops at
+ * the first CQE still the device's, after the resize too.
+ */
+static int regress_stale_cqe(struct ctx *x)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_attr m = { .qp_state = IBV_QPS_ERR };
+	struct ibv_cq *cq = ibv_create_cq(x->c, 15, NULL, NULL, 0);
+	struct ibv_qp *qp = NULL, *nosq = NULL;
+	int i, n = 0, polled = 0, bad = 1;
+	struct ibv_wc wc[4];
+	struct mlx5dv_cq d;
+	struct mlx5dv_qp dq;
+	struct mlx5dv_obj o = { .cq = { .in = cq, .out = &d } };
+
+	if (!cq || mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ)) {
+		printf("fuzz: regress: stale CQE: CQ: %s\n", strerror(errno));
+		goto out;
+	}
+	a.send_cq = a.recv_cq = cq;
+	qp = ibv_create_qp(x->pd[0], &a);
+	if (!qp ||
+	    ibv_modify_qp(qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) ||
+	    ibv_modify_qp(qp, &m, IBV_QP_STATE)) {
+		printf("fuzz: regress: stale CQE: QP: %s\n", strerror(errno));
+		goto out;
+	}
+	/*
+	 * Three NOPs written into the SQ as the run did (libmlx5 posts
+	 * from RTS only), flushed in ERR: three CQEs, none polled.
+	 */
+	o.qp.in = qp;
+	o.qp.out = &dq;
+	if (mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) || dq.sq.wqe_cnt < 4) {
+		printf("fuzz: regress: stale CQE: mlx5dv QP: %s\n",
+		       strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		mlx5dv_set_ctrl_seg((void *)((char *)dq.sq.buf + i * dq.sq.stride),
+				    i, MLX5_OPCODE_NOP, 0, qp->qp_num,
+				    MLX5_WQE_CTRL_CQ_UPDATE, 1, 0, 0);
+	__sync_synchronize();
+	dq.dbrec[MLX5_SND_DBR] = htobe32(3);
+	for (i = 0; i < 2000; i++) {
+		struct mlx5_cqe64 *c = (void *)((char *)d.buf + 3 * d.cqe_size -
+						sizeof(*c));
+
+		if (mlx5dv_get_cqe_opcode(c) != MLX5_CQE_INVALID)
+			break;
+		usleep(1000);
+	}
+	/*
+	 * A resize moves them to a new ring and leaves libmlx5's consumer
+	 * counter in the doorbell record one behind (make fuzz found both).
+	 */
+	if (ibv_resize_cq(cq, 60)) {
+		printf("fuzz: regress: stale CQE: resize: %s\n", strerror(errno));
+		goto out;
+	}
+	if (destroy_qp(qp, &n)) {
+		printf("fuzz: regress: stale CQE: destroy: %s\n", strerror(errno));
+		goto out;
+	}
+	qp = NULL;
+	a.cap.max_send_wr = 0;
+	a.cap.max_send_sge = 0;
+	nosq = ibv_create_qp(x->pd[0], &a);
+	if (!nosq) {
+		printf("fuzz: regress: stale CQE: QP without SQ: %s\n",
+		       strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 8; i++) {
+		int r = ibv_poll_cq(cq, 4, wc);
+
+		if (r > 0)
+			polled += r;
+	}
+	if (n != 3 || polled) {
+		printf("fuzz: regress: stale CQE: %d CQEs cleaned (3 expected), %d polled as completions (0 expected)\n",
+		       n, polled);
+		goto out;
+	}
+	bad = 0;
+out:
+	if (nosq)
+		ibv_destroy_qp(nosq);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	return bad;
+}
+
+/*
  * Replays of what runs found, checked for their result: --regress.
  * Seed 7, proc 1, call ~16650 (stock kernel, 3 processes): DEVX
  * CREATE_CQ/CREATE_QP with an input shorter than the layout had the
@@ -1682,9 +1849,10 @@ static int regress(void)
 		}
 	}
 	bad |= regress_garbled_devx();
+	bad |= regress_stale_cqe(&ctxs[0]);
 	ibv_close_device(ctxs[0].c);
 	printf("fuzz: regress: %s\n", bad ? "FAIL" :
-	       "short DEVX creates refused, garbled ids destroyed");
+	       "short DEVX creates refused, garbled ids destroyed, a destroyed QP's CQEs cleaned");
 	return bad;
 }
 
