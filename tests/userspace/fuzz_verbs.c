@@ -715,6 +715,17 @@ static void m_post_send(void)
 		if (!wr.wr.ud.ah)
 			return;
 	}
+	/*
+	 * Inline data is copied by libmlx5 in this process: from memory
+	 * that is there (random addresses killed fuzz processes in libc's
+	 * memcpy once --connect let posts through). No draw: sequences stay.
+	 */
+	if (wr.send_flags & IBV_SEND_INLINE)
+		for (i = 0; i < 2; i++) {
+			sge[i].addr = (uintptr_t)scratch;
+			if (sge[i].length > BUFSZ)
+				sge[i].length = BUFSZ;
+		}
 	note("qpn 0x%x op %d nsge %d flags 0x%x", q->qp->qp_num, wr.opcode,
 	     wr.num_sge, wr.send_flags);
 	/* post calls return the errno, and leave errno alone */
