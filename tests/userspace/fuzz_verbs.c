@@ -593,6 +593,13 @@ static void m_query_qp(void)
  * yet polled gets a user index libmlx5 never gives out, and polls as an
  * error. Returns the CQEs changed.
  */
+/* The 64 bytes of CQE @i of a ring mlx5dv described (the last of 128). */
+static struct mlx5_cqe64 *cqe_at(const struct mlx5dv_cq *d, uint32_t i)
+{
+	return (void *)((char *)d->buf + (i & (d->cqe_cnt - 1)) * d->cqe_size +
+			d->cqe_size - sizeof(struct mlx5_cqe64));
+}
+
 static int scrub_cq(struct ibv_cq *cq, uint32_t qpn)
 {
 	struct mlx5dv_cq d;
@@ -611,8 +618,7 @@ static int scrub_cq(struct ibv_cq *cq, uint32_t qpn)
 	 */
 	ci = be32toh(d.dbrec[0]) & 0xffffff;
 	for (i = ci; i != ci + d.cqe_cnt; i++) {
-		cqe = (void *)((char *)d.buf + (i & (d.cqe_cnt - 1)) * d.cqe_size +
-			       d.cqe_size - sizeof(*cqe));
+		cqe = cqe_at(&d, i);
 		if (mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_INVALID ||
 		    (mlx5dv_get_cqe_owner(cqe) ^ !!(i & d.cqe_cnt)))
 			continue;
@@ -1629,7 +1635,8 @@ static void m_reopen(void)
 	}
 }
 
-static const struct method methods[] = {
+/* not const: --connect sets m_connect's weight before the processes fork */
+static struct method methods[] = {
 	{ "query",		m_query,	2 },
 	{ "alloc_pd",		m_alloc_pd,	2 },
 	{ "dealloc_pd",		m_dealloc_pd,	1 },
@@ -1663,11 +1670,6 @@ static const struct method methods[] = {
 };
 #define NMETHODS (sizeof(methods) / sizeof(methods[0]))
 
-static unsigned int method_weight(unsigned int k)
-{
-	return methods[k].fn == m_connect ? connect_weight : methods[k].weight;
-}
-
 static void one_call(uint64_t seed, uint64_t i)
 {
 	unsigned int total = 0, k, r, tries;
@@ -1676,13 +1678,13 @@ static void one_call(uint64_t seed, uint64_t i)
 
 	seed_call(seed, me, i);
 	for (k = 0; k < NMETHODS; k++)
-		total += method_weight(k);
+		total += methods[k].weight;
 	sh->cur[me] = i;
 	/* a method with nothing to act on (no object yet) draws again */
 	for (tries = 0; tries < 16; tries++) {
 		r = rn(total);
-		for (k = 0; r >= method_weight(k); k++)
-			r -= method_weight(k);
+		for (k = 0; r >= methods[k].weight; k++)
+			r -= methods[k].weight;
 		cur_m = &methods[k];
 		C = &ctxs[rn(NCTX)];
 		snprintf(sh->what[me], sizeof(sh->what[0]), "%s ctx %ld",
@@ -1850,10 +1852,7 @@ static int regress_stale_cqe(struct ctx *x)
 	__sync_synchronize();
 	dq.dbrec[MLX5_SND_DBR] = htobe32(3);
 	for (i = 0; i < 2000; i++) {
-		struct mlx5_cqe64 *c = (void *)((char *)d.buf + 3 * d.cqe_size -
-						sizeof(*c));
-
-		if (mlx5dv_get_cqe_opcode(c) != MLX5_CQE_INVALID)
+		if (mlx5dv_get_cqe_opcode(cqe_at(&d, 2)) != MLX5_CQE_INVALID)
 			break;
 		usleep(1000);
 	}
@@ -2178,6 +2177,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			connect_weight = atoi(optarg);
+			for (k = 0; k < (int)NMETHODS; k++)
+				if (methods[k].fn == m_connect)
+					methods[k].weight = connect_weight;
 			break;
 		default:
 			goto usage;
@@ -2276,7 +2278,7 @@ usage:
 	for (k = 0; k < MAXPROCS; k++)
 		total += sh->calls[k];
 	for (k = 0; k < (int)NMETHODS; k++) {
-		if (!method_weight(k) && !sh->tried[k])
+		if (!methods[k].weight && !sh->tried[k])
 			continue;
 		distinct += !!sh->tried[k];
 		reached += !!sh->ok[k];
