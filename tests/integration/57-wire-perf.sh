@@ -196,6 +196,39 @@ perf ib_read_bw rxe -n 5 -s "$big" -o $o
 perf ib_send_bw sp -n 5 -s "$big"
 wire_counters_zero
 
+# Messages through a signature key beyond the 1 MiB buffer they are made
+# in (iSER with max_sectors 2048 and T10-PI puts 1 MiB and 16 KiB on the
+# wire for a 1 MiB I/O; mlx5dv applications any size; nvmet-rdma keeps
+# PI I/O to 128 KiB): the model makes them a chunk at a time, cut at
+# block boundaries. wire_retry sig: WRITEs from the model's T10-DIF blocks
+# through its signature MKEY (PI checked and stripped), READs into them
+# (PI inserted); sig-remote: rxe reads and writes through the model's
+# MKEY as an rkey (the responder's side); uc-sig: a UC WRITE with
+# immediate out of the MKEY and a SEND into a receive through it (kept
+# under the 2048 frames the model queues: UC has no retransmission);
+# a size that is not a multiple of the chunk; then loss 2% both ways: every
+# message once, right (the retransmissions make their chunks again from
+# the key's memory, a READ asks for the rest from where its responses
+# stopped).
+wire_prog sig sp0 "$gs" rxe0 "$gr" 2 "$big"
+wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 2 "$big"
+wire_prog uc-sig sp0 "$gs" rxe0 "$gr" 2 $((1048576 + 65536))
+wire_prog sig sp0 "$gs" rxe0 "$gr" 1 $((1048576 + 3 * 512))
+wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 1 $((1048576 + 3 * 512))
+ok "signature keys, messages of $big bytes: PI checked, stripped and inserted on both sides of the model"
+r0=$(wire_stat "$wire" retransmits)
+tc qdisc replace dev vethB root netem loss 2% || die "tc netem loss 2% (vethB)"
+ip netns exec $ns tc qdisc replace dev vethA root netem loss 2% ||
+	die "tc netem loss 2% (vethA)"
+wire_prog sig sp0 "$gs" rxe0 "$gr" 2 "$big"
+wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 2 "$big"
+tc qdisc del dev vethB root
+ip netns exec $ns tc qdisc del dev vethA root
+r=$(($(wire_stat "$wire" retransmits) - r0))
+[ "$r" -gt 0 ] || die "signature keys under loss 2%: no retransmission"
+ok "signature keys, messages of $big bytes under loss 2% both ways: every one right, the model retransmitted $r packets"
+wire_counters_zero
+
 # WIRE_PERF_BASELINE=1: the same benchmarks rxe0 to itself (rxe's
 # loopback; rxe receives only in the initial namespace, so there is no
 # second rxe on this wire), for comparison

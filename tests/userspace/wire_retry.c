@@ -89,6 +89,15 @@
  *	reference tags from the MKEY's. mlx5dv_mkey_check finds no error.
  *	Each WQE runs alone on the wire (stop-and-wait); the script puts
  *	loss on B's egress, so READ responses get lost.
+ *	SIZE up to 16 MiB: beyond 1 MiB the model makes the WRITE's wire
+ *	bytes and puts the READ's responses through the MKEY a chunk at a
+ *	time.
+ *   sig-remote COUNT SIZE  the responder's side: A's MKEY as sig's, with
+ *	remote access, over A's blocks; COUNT times, B reads SIZE bytes
+ *	through it (A's PI checked and stripped as the responses leave: B
+ *	gets the data alone), then writes SIZE bytes of its own through it
+ *	(PI inserted as they land: A's blocks hold B's data with valid PI);
+ *	mlx5dv_mkey_check finds no error. Up to 16 MiB, as sig.
  *   uc-sig COUNT SIZE  signature keys on UC: the MKEY of sig (configured
  *	on A's RC QP: libmlx5 configures none on UC) used by a UC QP of A,
  *	COUNT times: an RDMA WRITE with immediate from A's blocks through it
@@ -1329,8 +1338,10 @@ static void create_sig_qp(struct end *e)
  * MKEY over @nb blocks at @blocks in A's MR (memory T10-DIF, reference
  * tags from @ref, every tag checked; wire plain).
  */
-static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
-			unsigned char *blocks, unsigned int nb, uint32_t ref)
+static void sig_conf_wr_access(struct mlx5dv_qp_ex *dvqp,
+			       struct mlx5dv_mkey *mkey, unsigned char *blocks,
+			       unsigned int nb, uint32_t ref,
+			       unsigned int access)
 {
 	struct mlx5dv_sig_t10dif dif = {
 		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = SIG_APP_TAG,
@@ -1353,9 +1364,16 @@ static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
 	};
 
 	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
-	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_access_flags(dvqp, access);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
 	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+}
+
+static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
+			unsigned char *blocks, unsigned int nb, uint32_t ref)
+{
+	sig_conf_wr_access(dvqp, mkey, blocks, nb, ref,
+			   IBV_ACCESS_LOCAL_WRITE);
 }
 
 /*
@@ -1511,6 +1529,77 @@ static void mode_sig(unsigned int count, unsigned int size)
 	check(i == count && !rd_bad,
 	      "%u signature READs of %u blocks %s <- %s: data with PI inserted, %u wrong (%.0f ms)",
 	      i, nb, a.name, b.name, rd_bad, now_ms() - t0);
+	mlx5dv_destroy_mkey(mkey);
+}
+
+/*
+ * sig-remote: the MKEY over A's @nb blocks at @blocks with remote read and
+ * write access, its configure WQE signaled and waited for.
+ */
+static int sig_remote_conf(struct mlx5dv_mkey *mkey, unsigned char *blocks,
+			   unsigned int nb, uint32_t ref, uint64_t id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a.qp);
+	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = id;
+	qpx->wr_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	sig_conf_wr_access(dvqp, mkey, blocks, nb, ref,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_WRITE);
+	if (ibv_wr_complete(qpx))
+		fatal("ibv_wr_complete (MKEY configure)", errno);
+	return stream_wc(&a, id, "MKEY configure");
+}
+
+/*
+ * B reads A's blocks through A's signature MKEY (A's PI checked and
+ * stripped as the responses leave), then writes its data through it (PI
+ * inserted as the packets land), COUNT times: the responder's side of
+ * signature keys on the wire, what an NVMe-oF host with T10-PI offers
+ * its target.
+ */
+static void mode_sig_remote(unsigned int count, unsigned int size)
+{
+	unsigned int nb = size / SIG_BLOCK, i, rd_bad = 0, wr_bad = 0;
+	struct mlx5dv_mkey *mkey = sig_setup();
+	struct mlx5dv_mkey_err err;
+	double t0 = now_ms();
+	uint32_t ref;
+
+	for (i = 0; i < count; i++) {
+		ref = 0x2000 + i * nb;
+		sig_fill(a.src, nb, i, ref);
+		if (!sig_remote_conf(mkey, a.src, nb, ref, 4 * i))
+			break;
+		memset(b.buf, 0, size);
+		post_send(&b, IBV_WR_RDMA_READ, 4 * i + 1, b.buf, size, 0,
+			  mkey->rkey);
+		if (!stream_wc(&b, 4 * i + 1, "READ through the MKEY"))
+			break;
+		rd_bad += plain_bad(b.buf, nb, i);
+		plain_fill(b.src, nb, i);
+		memset(a.src, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		post_send(&b, IBV_WR_RDMA_WRITE, 4 * i + 2, b.src, size, 0,
+			  mkey->rkey);
+		if (!stream_wc(&b, 4 * i + 2, "WRITE through the MKEY"))
+			break;
+		if (!sig_same(a.src, nb, i, ref))
+			wr_bad++;
+		if (mlx5dv_mkey_check(mkey, &err) ||
+		    err.err_type != MLX5DV_MKEY_NO_ERR) {
+			check(0, "sig-remote %u: mlx5dv_mkey_check found error %d",
+			      i, err.err_type);
+			break;
+		}
+	}
+	check(i == count && !rd_bad,
+	      "%u READs of %u blocks %s <- %s's signature MKEY: PI checked and stripped, %u blocks wrong",
+	      i, nb, b.name, a.name, rd_bad);
+	check(i == count && !wr_bad,
+	      "%u WRITEs of %u blocks %s -> %s's signature MKEY: PI inserted, %u wrong (%.0f ms)",
+	      i, nb, b.name, a.name, wr_bad, now_ms() - t0);
 	mlx5dv_destroy_mkey(mkey);
 }
 
@@ -1760,10 +1849,11 @@ int main(int argc, char **argv)
 		nrecv = WINDOW;
 		sq_depth = 2 * WINDOW;
 		rd_atomic = 16;
-	} else if (!strcmp(argv[1], "sig") || !strcmp(argv[1], "uc-sig")) {
-		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE ||
+	} else if (!strcmp(argv[1], "sig") || !strcmp(argv[1], "uc-sig") ||
+		   !strcmp(argv[1], "sig-remote")) {
+		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_STREAM ||
 		    n2 % SIG_BLOCK)
-			fatal("COUNT (1..4096) SIZE (512..65536, blocks of 512)",
+			fatal("COUNT (1..4096) SIZE (512..16 MiB, blocks of 512)",
 			      EINVAL);
 		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
 	} else if (!strcmp(argv[1], "big-err") ||
@@ -1819,6 +1909,8 @@ int main(int argc, char **argv)
 		mode_sig(n1, n2);
 	} else if (!strcmp(argv[1], "uc-sig")) {
 		mode_uc_sig(n1, n2);
+	} else if (!strcmp(argv[1], "sig-remote")) {
+		mode_sig_remote(n1, n2);
 	} else {
 		fatal(argv[1], EINVAL);
 	}

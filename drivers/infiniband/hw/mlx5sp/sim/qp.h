@@ -205,6 +205,10 @@ struct sim_resp_req {
 	struct sim_sig_log *sig;	/* out: signature errors (RC/UC) */
 	struct sim_sge key;		/* out: a READ without @dst, the
 					 * entry its data is read from */
+	bool sig_key_ok;		/* ... which may be a signature key:
+					 * the caller makes its wire bytes */
+	/* chunks of one message: the errors their SIGERR CQEs reported */
+	struct sim_sig_log *sig_seen;
 };
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,

@@ -180,8 +180,17 @@ static bool sim_rq_invalidate(struct sim_qp *qp, u32 rkey)
 static void sim_rq_sig_cqes(struct sim_qp *qp, struct sim_resp_req *r,
 			    bool dst)
 {
-	if (r->sig && r->sig->n)
+	struct sim_sig_log fresh;
+
+	if (!r->sig || !r->sig->n)
+		return;
+	if (!r->sig_seen) {
 		sim_sig_log_cqes(qp->rcq, qp->qpn, r->sig, dst);
+		return;
+	}
+	/* a chunk of a message: a key's first error once per message */
+	sim_sig_log_unseen(&fresh, r->sig, r->sig_seen);
+	sim_sig_log_cqes(qp->rcq, qp->qpn, &fresh, dst);
 }
 
 /*
@@ -322,7 +331,7 @@ static int sim_rq_read(struct sim_engine *eng, struct sim_qp *qp,
 		return res;
 	/* the wire's responder cuts its responses from the key itself */
 	if (!r->dst) {
-		if (sge.sig)
+		if (sge.sig && !r->sig_key_ok)
 			return sim_rq_nak(qp, r,
 					  MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
@@ -591,6 +600,50 @@ int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
 		return sim_rq_direct_fail(qp, r,
 					  MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
 					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	return SIM_RESP_OK;
+}
+
+/*
+ * A SEND through a signature key of its receive WQE, longer than the
+ * wire responder's buffer (wire_resp.c): @r->src holds its bytes from
+ * @off; those up to a block boundary of the scatter list's keys (all of
+ * them with @all: the message ends there) go through them, SIGERR CQEs
+ * for a key's first error only (r->sig_seen); *@put: how many. The
+ * receive WQE completes with sim_rq_direct_end().
+ */
+int sim_rq_direct_sig(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r, u64 off, bool all, u32 *put)
+{
+	struct sim_cur d, s;
+	u64 cut;
+	int res;
+	u8 synd;
+
+	*put = 0;
+	if (!sim_rq_receiving(qp))
+		return SIM_RESP_NOT_READY;
+	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
+	if (synd)
+		return sim_rq_direct_fail(qp, r, synd,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	if (eng->rsgl.total < off + r->len)
+		return sim_rq_direct_fail(qp, r,
+					  MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+					  MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	cut = all ? off + r->len :
+		    sim_xfer_cut(eng->rsgl.sge, eng->rsgl.n, off + r->len);
+	if (cut <= off)
+		return SIM_RESP_OK;
+	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
+	sim_cur_skip(&d, off);
+	sim_cur_init(&s, r->src->sge, r->src->n);
+	res = sim_xfer(eng, qp->sim, &d, r->req_sim, &s, cut - off, r->sig);
+	sim_rq_sig_cqes(qp, r, true);
+	if (res)
+		return sim_rq_direct_fail(qp, r,
+					  MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	*put = cut - off;
 	return SIM_RESP_OK;
 }
 

@@ -94,6 +94,10 @@ int sim_xfer(struct sim_engine *eng, struct mlx5sp_sim *dsim,
 	     u64 len, struct sim_sig_log *log);
 bool sim_mkey_sig_snapshot(const struct sim_mkey *mk, struct mlx5_bsf *bsf,
 			   u64 *start, u64 *mem_len);
+u64 sim_xfer_cut(const struct sim_sge *sge, u32 n, u64 pos);
+void sim_sig_log_merge(struct sim_sig_log *log, const struct sim_sig_log *more);
+void sim_sig_log_unseen(struct sim_sig_log *out, const struct sim_sig_log *log,
+			struct sim_sig_log *seen);
 u8 sim_sig_log_cqes(struct sim_cq *cq, u32 qpn, const struct sim_sig_log *log,
 		    bool dst);
 

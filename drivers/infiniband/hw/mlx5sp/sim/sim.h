@@ -477,6 +477,8 @@ int sim_rq_direct_begin(struct sim_engine *eng, struct sim_qp *qp,
 			struct sim_resp_req *r, bool *whole);
 int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
 		       struct sim_resp_req *r, u64 off);
+int sim_rq_direct_sig(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r, u64 off, bool all, u32 *put);
 int sim_rq_direct_end(struct sim_engine *eng, struct sim_qp *qp,
 		      struct sim_resp_req *r);
 /* fabric.c */

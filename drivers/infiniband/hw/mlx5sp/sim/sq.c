@@ -317,6 +317,19 @@ static u64 sim_sq_ack_ns(const struct sim_qp *qp)
 		     SIM_MIN_RETRY_NS);
 }
 
+/*
+ * An answer moved una past a PSN of the busy WQE (wire_req.c): the local
+ * ACK timer starts again, and its retries with it (they count timeouts
+ * without progress, as rxe's and a card's do: a READ of many MiB under
+ * loss meets more than retry_cnt in all). Under sq_lock.
+ */
+void sim_sq_wire_progress(struct sim_qp *qp)
+{
+	qp->retry_left = qp->retry_count;
+	if (qp->wait == SIM_SQ_WAIT_RETRY)
+		qp->wait_until = ktime_get_ns() + sim_sq_ack_ns(qp);
+}
+
 static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 {
 	qp->wait = SIM_SQ_WAIT_RETRY;
@@ -409,7 +422,7 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 				    struct sim_resp_req *r)
 {
 	enum sim_wire_res res;
-	u8 timer;
+	u8 timer, synd;
 
 	/* UC: the packets out, done; no ACK comes */
 	if (qp->st == MLX5_QP_ST_UC) {
@@ -454,7 +467,9 @@ static enum sim_wqe_res sim_sq_wire(struct sim_engine *eng, struct sim_qp *qp,
 			qp->retry_left--;
 			sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
 		}
-		sim_wire_req_resend(qp, r);
+		synd = sim_wire_req_resend(eng, qp, r);
+		if (synd)
+			return sim_sq_wire_fail(qp, w, synd);
 		return sim_sq_wire_wait(qp);
 	case SIM_WRES_RNR:
 		atomic64_inc(&qp->sim->estats.rnr_naks);
@@ -859,6 +874,27 @@ u8 sim_sq_win_req(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /*
+ * The busy WQE at the SQ head decoded again (wire_req.c: a READ through a
+ * signature key whose responses outgrow rd_buf puts a chunk through its
+ * scatter list's keys). Returns 0 or a syndrome.
+ */
+u8 sim_sq_head_req(struct sim_engine *eng, struct sim_qp *qp,
+		   struct sim_resp_req *r)
+{
+	const struct sim_wire_req *wq = &qp->wreq;
+	struct sim_wqe w;
+	u8 synd;
+
+	if (!wq->busy || !sim_sq_decode(qp, &w, qp->sq_wqe_cnt) ||
+	    w.opcode != wq->wqe_opcode)
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	synd = sim_sq_rc_req(eng, qp, &w, r);
+	if (!synd && (r->len != wq->len || !r->dst))
+		synd = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	return synd;
+}
+
+/*
  * Go back to una: the WQE holding it from that packet on, then every
  * later one. They are still in the SQ: decoded again, their gather lists
  * too; one that no longer decodes (a key now invalid) is not sent, and
@@ -903,8 +939,9 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 		return work;
 	now = ktime_get_ns();
 	if (wq->win_progress) {
-		/* una moved: the local ACK timer starts again */
+		/* una moved: the local ACK timer starts again, its retries */
 		wq->win_progress = false;
+		qp->retry_left = qp->retry_count;
 		if (wq->next == SIM_WIRE_WAITING)
 			wq->win_due = now + sim_sq_ack_ns(qp);
 	}

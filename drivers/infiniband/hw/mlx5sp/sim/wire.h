@@ -23,6 +23,8 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
+#include "sgl.h"
+
 struct mlx5sp_sim;
 struct net_device;
 struct seq_file;
@@ -224,10 +226,13 @@ struct sim_wire_req {
 	u32 una;		/* first PSN not acknowledged */
 	u32 len;		/* message bytes */
 	u32 rd_got;		/* READ: response bytes so far */
+	u32 rd_base;		/* READ: the response byte at rd_buf[0] */
 	u32 rd_psn;		/* READ: where its last request started */
 	u64 atomic_orig;	/* atomic: the AtomicAckETH's value */
 	u8 *rd_buf;		/* READ: the response data; UC: a signature
 				 * key's wire bytes (SIM_WIRE_MAX_MSG) */
+	/* READ: errors of the chunks gone through its keys before the end */
+	struct sim_sig_log rd_log;
 	/* the window: una, next, syndrome and rnr_timer above are its too */
 	u8 win_head;
 	u8 win_n;		/* WQEs in flight; never with busy */
@@ -238,6 +243,26 @@ struct sim_wire_req {
 	u64 win_due;		/* ktime ns: the local ACK or RNR timer */
 	struct sim_wire_wqe win[SIM_WIRE_WINDOW];
 };
+
+/*
+ * A message through a signature key longer than the buffer its wire
+ * bytes are made in, made a window at a time (wire_req.c).
+ */
+struct sim_wire_sig_stream {
+	struct sim_engine *eng;
+	struct mlx5sp_sim *sim;
+	u8 *buf;			/* SIM_WIRE_MAX_MSG */
+	const struct sim_sge *sge;	/* the list it is gathered from */
+	u32 n;
+	struct sim_sig_log *log;	/* errors found; NULL: reported */
+	u64 len;
+	u64 base, end;			/* buf holds wire bytes [base, end) */
+	struct sim_sge pkt;		/* a packet's bytes in buf */
+	u8 syndrome;			/* of a window that cannot be made */
+};
+
+bool sim_wire_sig_at(struct sim_wire_sig_stream *ss, struct sim_cur *c,
+		     u64 off, u32 n);
 
 /* Responder of a QP on the wire, under rq_lock (wire_resp.c). */
 enum sim_wire_msg {
@@ -277,6 +302,9 @@ struct sim_wire_resp {
 	u16 rq_idx;		/* ... its index */
 	u8 *buf;		/* a signature key's message whole, READ data
 				 * through one (SIM_WIRE_MAX_MSG) */
+	u32 base;		/* ... longer: the message byte at buf[0] */
+	/* ... the errors its chunks' SIGERR CQEs reported */
+	struct sim_sig_log sig_seen;
 	u8 atomic_next;		/* the res entry to use next */
 	struct sim_wire_atomic_res atomic_res[SIM_WIRE_ATOMIC_RES];
 };
@@ -415,7 +443,8 @@ enum sim_wire_res {
 
 enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r);
-void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r);
+u8 sim_wire_req_resend(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r);
 bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
 		     struct sim_resp_req *r);
 void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
@@ -424,9 +453,12 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 			const struct sim_wire_wqe *tmpl);
 void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
 		       struct sim_wire_wqe *e, u32 psn);
-/* sq.c: a WQE of the window decoded again */
+/* sq.c: a WQE of the window, or the busy one, decoded again */
 u8 sim_sq_win_req(struct sim_engine *eng, struct sim_qp *qp,
 		  const struct sim_wire_wqe *e, struct sim_resp_req *r);
+u8 sim_sq_head_req(struct sim_engine *eng, struct sim_qp *qp,
+		   struct sim_resp_req *r);
+void sim_sq_wire_progress(struct sim_qp *qp);
 bool sim_wire_ud_send(struct sim_qp *qp, struct sim_resp_req *r,
 		      const struct mlx5_av *av, u8 sgid_index, u32 dqpn);
 void sim_wire_qp_reset(struct sim_qp *qp, u8 from, u8 to);

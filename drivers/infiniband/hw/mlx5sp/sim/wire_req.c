@@ -66,11 +66,14 @@
  * in. The packets carry the keys' wire domain. The responder's keys are
  * rq.c's, as for a peer here: a message is whole in wresp.buf before it
  * goes through them, so a UC message that lost a packet never does.
- * Those buffers hold SIM_WIRE_MAX_MSG (1 MiB): a longer message through
- * a signature key fails with a local length error here or an invalid
- * request NAK there; every other
- * message is cut from its gather list and placed as it comes, up to the
- * device's max_msg (1 GiB).
+ * Those buffers hold SIM_WIRE_MAX_MSG (1 MiB). A longer message goes
+ * through them a chunk at a time, cut at block boundaries of the keys
+ * (sim_xfer_cut()): a SEND's or WRITE's wire bytes made a window of
+ * rd_buf at a time as its packets go (a retransmission makes its window
+ * again from the keys' memory, as a card reads it again), a READ's
+ * responses put through its keys whenever rd_buf is full; a key's first
+ * error is reported once. Every other message is cut from its gather
+ * list and placed as it comes, up to the device's max_msg (1 GiB).
  */
 
 #include "sim.h"
@@ -140,12 +143,69 @@ static bool sim_wire_is_read_resp(u8 op)
 }
 
 /*
- * The packets of a SEND or WRITE message taking @npkts PSNs from @first,
- * from @psn on. Under sq_lock.
+ * A message through a signature key longer than the buffer it is made in
+ * (a SEND or WRITE from rd_buf, READ responses from wresp.buf): its wire
+ * bytes are made a window of the buffer at a time, each from a block
+ * boundary (sim_xfer_cut()), as its packets need them; a packet sent
+ * again has its window made again from the key's memory, as a card
+ * reads it again. The errors found go to ss->log when the message first
+ * goes out, nowhere when it goes again.
  */
-static void sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
-			      struct sim_resp_req *r, u32 first, u32 npkts,
-			      u32 psn)
+static bool sim_wire_sig_window(struct sim_wire_sig_stream *ss, u64 off)
+{
+	struct sim_sge wsge = { .kva = ss->buf };
+	struct sim_sig_log log;
+	u64 base, end;
+	struct sim_cur d, s;
+
+	base = sim_xfer_cut(ss->sge, ss->n, off);
+	end = ss->len;
+	if (end - base > SIM_WIRE_MAX_MSG)
+		end = sim_xfer_cut(ss->sge, ss->n, base + SIM_WIRE_MAX_MSG);
+	if (end <= off) {
+		ss->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+		return false;
+	}
+	wsge.len = end - base;
+	sim_cur_init(&d, &wsge, 1);
+	sim_cur_init(&s, ss->sge, ss->n);
+	sim_cur_skip(&s, base);
+	if (sim_xfer(ss->eng, ss->sim, &d, ss->sim, &s, end - base, &log)) {
+		ss->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		return false;
+	}
+	if (ss->log)
+		sim_sig_log_merge(ss->log, &log);
+	ss->base = base;
+	ss->end = end;
+	return true;
+}
+
+/*
+ * A cursor over the @n wire bytes at @off of the message, in the buffer.
+ * False: the window cannot be made (ss->syndrome).
+ */
+bool sim_wire_sig_at(struct sim_wire_sig_stream *ss, struct sim_cur *c,
+		     u64 off, u32 n)
+{
+	if ((off < ss->base || off + n > ss->end || !ss->end) &&
+	    !sim_wire_sig_window(ss, off))
+		return false;
+	ss->pkt.kva = ss->buf + (off - ss->base);
+	ss->pkt.len = n;
+	sim_cur_init(c, &ss->pkt, 1);
+	return true;
+}
+
+/*
+ * The packets (RC or UC: @tr) of a SEND or WRITE message taking @npkts
+ * PSNs from @first, from @psn on; from its gather list, or from @ss.
+ * Returns 0, or the syndrome of a window @ss could not make (the packets
+ * before it are out). Under sq_lock.
+ */
+static u8 sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
+			    struct sim_resp_req *r, u8 tr, u32 first,
+			    u32 npkts, u32 psn, struct sim_wire_sig_stream *ss)
 {
 	u32 mtu = sim_wire_mtu(qp), i, off, n;
 	s32 d = sim_psn_diff(psn, first);
@@ -153,7 +213,7 @@ static void sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
 	struct sim_cur c;
 
 	if (d < 0 || d >= npkts)
-		return;
+		return 0;
 	t.dqpn = qp->remote_qpn;
 	off = d * mtu;
 	sim_cur_init(&c, r->src->sge, r->src->n);
@@ -162,19 +222,33 @@ static void sim_wire_send_msg(struct sim_qp *qp, const struct sim_tx_path *path,
 		bool last = i == npkts - 1;
 
 		n = min(mtu, r->len - off);
-		t.opcode = SIM_TR_RC | sim_wire_req_op(r->wqe_opcode, !i, last);
+		if (ss && !sim_wire_sig_at(ss, &c, off, n))
+			return ss->syndrome;
+		t.opcode = tr | sim_wire_req_op(r->wqe_opcode, !i, last);
 		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
 		t.psn = (first + i) & SIM_PSN_MASK;
-		t.ackreq = last || !((i + 1) % SIM_ACKREQ_EVERY);
+		/* UC asks for no ACK */
+		t.ackreq = tr == SIM_TR_RC &&
+			   (last || !((i + 1) % SIM_ACKREQ_EVERY));
 		t.se = last && r->solicited;
 		t.va = r->raddr;
 		t.rkey = r->rkey;
 		t.dmalen = r->len;
 		t.imm = r->imm;
-		/* a packet not sent: the cursor is lost, the timeout resends */
+		/*
+		 * A packet not sent: the cursor is lost; on RC the timeout
+		 * resends, on UC the message is lost
+		 */
 		if (sim_net_send(qp->sim, path, &t, &c, n))
-			return;
+			return 0;
 	}
+	return 0;
+}
+
+/* Is @r a message through a signature key longer than rd_buf? */
+static bool sim_wire_sig_streamed(const struct sim_resp_req *r)
+{
+	return r->src && r->src->sig && r->len > SIM_WIRE_MAX_MSG;
 }
 
 /*
@@ -210,24 +284,36 @@ static void sim_wire_send_rd_atomic(struct sim_qp *qp,
 	sim_net_send(qp->sim, path, &t, NULL, 0);
 }
 
-/* Send the busy WQE's packets from @psn on. Under sq_lock. */
-static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
-			      u32 psn)
+/*
+ * Send the busy WQE's packets from @psn on; @log: the message goes out
+ * first, the errors of its signature keys go there. Returns 0 or the
+ * syndrome of a message through a signature key that cannot go on.
+ * Under sq_lock.
+ */
+static u8 sim_wire_req_send(struct sim_engine *eng, struct sim_qp *qp,
+			    struct sim_resp_req *r, u32 psn,
+			    struct sim_sig_log *log)
 {
 	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_wire_sig_stream ss = {
+		.eng = eng, .sim = qp->sim, .buf = wq->rd_buf,
+		.sge = r->src ? r->src->sge : NULL,
+		.n = r->src ? r->src->n : 0, .log = log, .len = r->len,
+	};
+	bool stream = sim_wire_sig_streamed(r);
 	struct sim_tx_path path;
 	s32 d = sim_psn_diff(psn, wq->first_psn);
 
 	if (d < 0 || d >= wq->npkts)
-		return;
+		return 0;
 	/* through a signature key: the wire bytes made once, in rd_buf */
-	if (r->src && r->src->sig) {
+	if (r->src && r->src->sig && !stream) {
 		sim_sgl_reset(r->src);
 		sim_sgl_add_kva(r->src, wq->rd_buf, wq->len);
 	}
 	if (!sim_net_path_qp(qp, &path)) {
 		atomic64_inc(&qp->sim->net.st.tx_dropped);
-		return;
+		return 0;
 	}
 	if (sim_wire_rd_atomic(wq->wqe_opcode)) {
 		/* a READ: the rest of the data, from the response missing */
@@ -235,9 +321,10 @@ static void sim_wire_req_send(struct sim_qp *qp, struct sim_resp_req *r,
 			wq->rd_psn = psn;
 		sim_wire_send_rd_atomic(qp, &path, r, psn, wq->rd_got,
 					wq->len);
-		return;
+		return 0;
 	}
-	sim_wire_send_msg(qp, &path, r, wq->first_psn, wq->npkts, psn);
+	return sim_wire_send_msg(qp, &path, r, SIM_TR_RC, wq->first_psn,
+				 wq->npkts, psn, stream ? &ss : NULL);
 }
 
 /*
@@ -261,7 +348,8 @@ void sim_wire_win_send(struct sim_qp *qp, struct sim_resp_req *r,
 		return;
 	}
 	if (!sim_wire_rd_atomic(e->opcode)) {
-		sim_wire_send_msg(qp, &path, r, e->first_psn, e->npkts, psn);
+		sim_wire_send_msg(qp, &path, r, SIM_TR_RC, e->first_psn,
+				  e->npkts, psn, NULL);
 		return;
 	}
 	if (e->opcode == MLX5_OPCODE_RDMA_READ)
@@ -328,8 +416,11 @@ static u8 sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
 	struct sim_sge sge = { .kva = qp->wreq.rd_buf, .len = r->len };
 	struct sim_cur d, s;
 
-	if (!qp->wreq.rd_buf || r->len > SIM_WIRE_MAX_MSG)
+	if (!qp->wreq.rd_buf)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	/* longer: made a window at a time as it goes (sim_wire_send_msg) */
+	if (r->len > SIM_WIRE_MAX_MSG)
+		return 0;
 	sim_cur_init(&d, &sge, 1);
 	sim_cur_init(&s, r->src->sge, r->src->n);
 	if (sim_xfer(eng, qp->sim, &d, qp->sim, &s, r->len, r->sig))
@@ -347,11 +438,15 @@ static u8 sim_wire_req_sig_src(struct sim_engine *eng, struct sim_qp *qp,
 bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
 		     struct sim_resp_req *r)
 {
-	u32 mtu = sim_wire_mtu(qp), npkts, i, off, n;
-	struct sim_tx_pkt t = {};
-	u8 synd;
+	struct sim_wire_sig_stream ss = {
+		.eng = eng, .sim = qp->sim, .buf = qp->wreq.rd_buf,
+		.sge = r->src->sge, .n = r->src->n, .log = r->sig,
+		.len = r->len,
+	};
+	bool stream = sim_wire_sig_streamed(r);
+	u32 npkts, first = qp->wreq.snd_psn;
 	struct sim_tx_path path;
-	struct sim_cur c;
+	u8 synd;
 
 	if (r->wqe_opcode == MLX5_OPCODE_SEND_INVAL) {
 		r->syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
@@ -363,38 +458,24 @@ bool sim_wire_req_uc(struct sim_engine *eng, struct sim_qp *qp,
 			r->syndrome = synd;
 			return false;
 		}
-		sim_sgl_reset(r->src);
-		sim_sgl_add_kva(r->src, qp->wreq.rd_buf, r->len);
+		if (!stream) {
+			sim_sgl_reset(r->src);
+			sim_sgl_add_kva(r->src, qp->wreq.rd_buf, r->len);
+		}
 	}
-	npkts = sim_wire_npkts(r->len, mtu);
+	npkts = sim_wire_npkts(r->len, sim_wire_mtu(qp));
+	/* a packet not sent is lost (UC does not know): the PSNs go on */
+	qp->wreq.snd_psn = (first + npkts) & SIM_PSN_MASK;
 	if (!sim_net_path_qp(qp, &path)) {
-		/* sent into nothing: as a lost message, UC does not know */
+		/* sent into nothing: as a lost message */
 		atomic64_add(npkts, &qp->sim->net.st.tx_dropped);
-		qp->wreq.snd_psn = (qp->wreq.snd_psn + npkts) & SIM_PSN_MASK;
 		return true;
 	}
-	t.dqpn = qp->remote_qpn;
-	sim_cur_init(&c, r->src->sge, r->src->n);
-	for (i = 0, off = 0; i < npkts; i++, off += n) {
-		bool first = !i, last = i == npkts - 1;
-
-		n = min(mtu, r->len - off);
-		t.opcode = SIM_TR_UC | sim_wire_req_op(r->wqe_opcode, first,
-						       last);
-		t.hdrs = sim_wire_op_hdrs(t.opcode & ~SIM_TR_MASK);
-		t.psn = qp->wreq.snd_psn;
-		qp->wreq.snd_psn = (qp->wreq.snd_psn + 1) & SIM_PSN_MASK;
-		t.se = last && r->solicited;
-		t.va = r->raddr;
-		t.rkey = r->rkey;
-		t.dmalen = r->len;
-		t.imm = r->imm;
-		/* a packet not sent is lost: the cursor is, the PSNs go on */
-		if (sim_net_send(qp->sim, &path, &t, &c, n)) {
-			qp->wreq.snd_psn = (qp->wreq.snd_psn + npkts - i - 1) &
-					   SIM_PSN_MASK;
-			break;
-		}
+	synd = sim_wire_send_msg(qp, &path, r, SIM_TR_UC, first, npkts, first,
+				 stream ? &ss : NULL);
+	if (synd) {
+		r->syndrome = synd;
+		return false;
 	}
 	return true;
 }
@@ -414,19 +495,77 @@ static int sim_wire_atomic_put(struct sim_qp *qp, struct sim_resp_req *r,
 	return sim_cur_write(qp->sim, &d, &orig, sizeof(orig));
 }
 
-/* A READ's response data to its scatter list. */
+/*
+ * A READ's response data in rd_buf, from rd_base to @to, to its scatter
+ * list @dst; the errors of its signature keys to @log.
+ */
+static int sim_wire_rd_put(struct sim_engine *eng, struct sim_qp *qp,
+			   const struct sim_sgl *dst, u32 to,
+			   struct sim_sig_log *log)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_sge sge = { .kva = wq->rd_buf, .len = to - wq->rd_base };
+	struct sim_cur d, s;
+
+	sim_cur_init(&d, dst->sge, dst->n);
+	sim_cur_skip(&d, wq->rd_base);
+	if (!dst->sig)
+		return sim_cur_write(qp->sim, &d, wq->rd_buf, sge.len);
+	sim_cur_init(&s, &sge, 1);
+	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, sge.len, log);
+}
+
+/*
+ * A READ's responses longer than rd_buf: before the one of @need bytes
+ * would not fit, what it holds up to a block boundary of the scatter
+ * list's keys goes through them (its WQE decoded again), the rest to
+ * its front. False: the READ fails (wq->syndrome).
+ */
+static bool sim_wire_rd_room(struct sim_engine *eng, struct sim_qp *qp,
+			     u32 need)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+	struct sim_sig_log log = {};
+	struct sim_resp_req r;
+	u32 cut;
+
+	if (wq->rd_got - wq->rd_base + need <= SIM_WIRE_MAX_MSG)
+		return true;
+	wq->syndrome = sim_sq_head_req(eng, qp, &r);
+	if (wq->syndrome)
+		return false;
+	cut = sim_xfer_cut(r.dst->sge, r.dst->n, wq->rd_got);
+	if (cut <= wq->rd_base || wq->rd_got - cut + need > SIM_WIRE_MAX_MSG) {
+		wq->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+		return false;
+	}
+	if (sim_wire_rd_put(eng, qp, r.dst, cut, &log)) {
+		wq->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		return false;
+	}
+	sim_sig_log_merge(&wq->rd_log, &log);
+	memmove(wq->rd_buf, wq->rd_buf + (cut - wq->rd_base),
+		wq->rd_got - cut);
+	wq->rd_base = cut;
+	return true;
+}
+
+/* A READ's response data to its scatter list, the rest of it. */
 static int sim_wire_req_read_done(struct sim_engine *eng, struct sim_qp *qp,
 				  struct sim_resp_req *r)
 {
 	struct sim_wire_req *wq = &qp->wreq;
-	struct sim_sge sge = { .kva = wq->rd_buf, .len = wq->len };
-	struct sim_cur d, s;
+	struct sim_sig_log last;
+	int err;
 
-	sim_cur_init(&d, r->dst->sge, r->dst->n);
-	if (!r->dst->sig)
-		return sim_cur_write(qp->sim, &d, wq->rd_buf, wq->len);
-	sim_cur_init(&s, &sge, 1);
-	return sim_xfer(eng, qp->sim, &d, qp->sim, &s, wq->len, r->sig);
+	err = sim_wire_rd_put(eng, qp, r->dst, wq->len, r->sig);
+	if (!wq->rd_base || !r->sig)
+		return err;
+	/* the errors of the chunks before first, a key's first once */
+	last = *r->sig;
+	*r->sig = wq->rd_log;
+	sim_sig_log_merge(r->sig, &last);
+	return err;
 }
 
 /*
@@ -440,9 +579,11 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 	bool atomic = sim_wire_is_atomic(r->wqe_opcode);
 
 	if (!wq->busy) {
-		/* alone, a READ's data is gathered in rd_buf */
-		if (r->wqe_opcode == MLX5_OPCODE_RDMA_READ &&
-		    (!wq->rd_buf || r->len > SIM_WIRE_MAX_MSG)) {
+		/*
+		 * Alone, a READ's data is gathered in rd_buf (a longer one
+		 * goes through its keys a chunk at a time, sim_wire_rd_room)
+		 */
+		if (r->wqe_opcode == MLX5_OPCODE_RDMA_READ && !wq->rd_buf) {
 			r->syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 			return SIM_WRES_ERR;
 		}
@@ -461,13 +602,20 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 		/* an atomic's 8 bytes come back; sq.c checked it has room */
 		wq->len = atomic ? 8 : r->len;
 		wq->rd_got = 0;
+		wq->rd_base = 0;
+		wq->rd_log.n = 0;
 		wq->atomic_orig = 0;
 		wq->first_psn = wq->snd_psn;
 		wq->una = wq->first_psn;
 		wq->npkts = atomic ? 1 : sim_wire_npkts(r->len,
 							sim_wire_mtu(qp));
 		wq->snd_psn = (wq->snd_psn + wq->npkts) & SIM_PSN_MASK;
-		sim_wire_req_send(qp, r, wq->first_psn);
+		r->syndrome = sim_wire_req_send(eng, qp, r, wq->first_psn,
+						r->sig);
+		if (r->syndrome) {
+			wq->busy = false;
+			return SIM_WRES_ERR;
+		}
 		return SIM_WRES_PENDING;
 	}
 	switch (wq->next) {
@@ -494,7 +642,11 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 	case SIM_WIRE_RESEND:
 		wq->next = SIM_WIRE_WAITING;
 		atomic64_inc(&qp->sim->net.st.retransmits);
-		sim_wire_req_send(qp, r, wq->una);
+		r->syndrome = sim_wire_req_send(eng, qp, r, wq->una, NULL);
+		if (r->syndrome) {
+			wq->busy = false;
+			return SIM_WRES_ERR;
+		}
 		return SIM_WRES_PENDING;
 	case SIM_WIRE_RNR:
 		/* after the wait sq.c sets, send again */
@@ -505,13 +657,18 @@ enum sim_wire_res sim_wire_req_rc(struct sim_engine *eng, struct sim_qp *qp,
 	}
 }
 
-/* The local ACK timeout passed: go back to una. Under sq_lock. */
-void sim_wire_req_resend(struct sim_qp *qp, struct sim_resp_req *r)
+/*
+ * The local ACK timeout passed: go back to una. Returns 0 or the syndrome
+ * of a message through a signature key that cannot go again. Under
+ * sq_lock.
+ */
+u8 sim_wire_req_resend(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r)
 {
 	atomic64_inc(&qp->sim->net.st.timeouts);
 	atomic64_inc(&qp->sim->net.st.retransmits);
 	qp->wreq.next = SIM_WIRE_WAITING;
-	sim_wire_req_send(qp, r, qp->wreq.una);
+	return sim_wire_req_send(eng, qp, r, qp->wreq.una, NULL);
 }
 
 static u8 sim_wire_nak_syndrome(u8 code)
@@ -563,6 +720,8 @@ static void sim_wire_req_ack(struct sim_qp *qp, const struct sim_rx_pkt *pkt)
 		wq->una = (pkt->psn + 1) & SIM_PSN_MASK;
 		if (wq->una == ((wq->first_psn + wq->npkts) & SIM_PSN_MASK))
 			sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+		else
+			sim_sq_wire_progress(qp);
 		return;
 	case SIM_AETH_RNR_NAK:
 		atomic64_inc(&st->naks_rcvd);
@@ -608,7 +767,7 @@ static bool sim_wire_implied_once(struct sim_qp *qp, u32 at)
 	return true;
 }
 
-static void sim_wire_req_read_resp(struct sim_qp *qp,
+static void sim_wire_req_read_resp(struct sim_engine *eng, struct sim_qp *qp,
 				   const struct sim_rx_pkt *pkt)
 {
 	struct sim_wire_req *wq = &qp->wreq;
@@ -635,11 +794,19 @@ static void sim_wire_req_read_resp(struct sim_qp *qp,
 		atomic64_inc(&st->rx_bad_hdr);
 		return;
 	}
-	memcpy(wq->rd_buf + wq->rd_got, pkt->payload, pkt->paylen);
+	if (!sim_wire_rd_room(eng, qp, pkt->paylen)) {
+		/* failed: with its syndrome, whatever else still comes */
+		sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+		return;
+	}
+	memcpy(wq->rd_buf + (wq->rd_got - wq->rd_base), pkt->payload,
+	       pkt->paylen);
 	wq->rd_got += pkt->paylen;
 	wq->una = (wq->una + 1) & SIM_PSN_MASK;
 	if (last)
 		sim_wire_answer(qp, SIM_WIRE_ANSWERED);
+	else
+		sim_sq_wire_progress(qp);
 }
 
 /* The ATOMIC_ACKNOWLEDGE of the busy atomic: its original value. */
@@ -856,7 +1023,7 @@ void sim_wire_req_rx(struct sim_engine *eng, struct sim_qp *qp,
 	case SIM_OP_READ_RESP_MIDDLE:
 	case SIM_OP_READ_RESP_LAST:
 	case SIM_OP_READ_RESP_ONLY:
-		sim_wire_req_read_resp(qp, pkt);
+		sim_wire_req_read_resp(eng, qp, pkt);
 		break;
 	case SIM_OP_ATOMIC_ACK:
 		sim_wire_req_atomic_ack(qp, pkt);

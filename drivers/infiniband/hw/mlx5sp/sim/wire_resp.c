@@ -11,11 +11,13 @@
  * RNR NAK of that packet when there is none), each one's bytes go to
  * their place, the last one completes the message. A message through a
  * signature key (the rkey's, or a key in the receive WQE) is gathered in
- * wresp.buf instead, at most SIM_WIRE_MAX_MSG, and goes to rq.c whole
- * with its last packet: the key's PI wants the whole message. An RDMA
- * READ goes to rq.c at once and its data leaves as READ responses, a
- * path MTU each, read from the key as they go (through a signature key:
- * made whole in wresp.buf first). Then an ACK (for the last packet of a
+ * wresp.buf instead and goes to rq.c with its last packet; a WRITE longer
+ * than the buffer (SIM_WIRE_MAX_MSG) goes to its key a chunk at a time,
+ * cut at the key's block boundaries, a SEND no longer than it (its
+ * receive WQE takes it whole). An RDMA READ goes to rq.c at once and its
+ * data leaves as READ responses, a path MTU each, read from the key as
+ * they go (through a signature key: made in wresp.buf first, whole or a
+ * window at a time). Then an ACK (for the last packet of a
  * message and whenever the requester asks), an RNR NAK (the packet again
  * after the timer: a SEND's first, a WRITE with immediate's last, what
  * came before it kept), or a NAK with the code of what rq.c refused.
@@ -172,10 +174,12 @@ static void sim_wire_invalid(struct sim_qp *qp, u32 psn)
 
 /*
  * READ responses from @psn on: @len bytes read from @key, or from
- * wresp.buf where a signature key made them.
+ * wresp.buf where a signature key made them, or made a window at a time
+ * by @ss (a signature key's message longer than wresp.buf).
  */
 static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len,
-			       const struct sim_sge *key)
+			       const struct sim_sge *key,
+			       struct sim_wire_sig_stream *ss)
 {
 	u32 mtu = sim_wire_mtu(qp), n = len ? DIV_ROUND_UP(len, mtu) : 1;
 	struct sim_tx_pkt t = {};
@@ -185,6 +189,10 @@ static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len,
 
 	sim_cur_init(&c, key ?: &sge, 1);
 	for (i = 0; i < n; i++) {
+		chunk = min(mtu, len - i * mtu);
+		/* the requester's local ACK timeout finds what is missing */
+		if (ss && !sim_wire_sig_at(ss, &c, (u64)i * mtu, chunk))
+			return;
 		bool first = !i, last = i == n - 1;
 
 		if (first && last)
@@ -200,7 +208,6 @@ static void sim_wire_read_resp(struct sim_qp *qp, u32 psn, u32 len,
 		t.psn = (psn + i) & SIM_PSN_MASK;
 		t.syndrome = SIM_AETH_ACK | SIM_AETH_NO_CREDITS;
 		t.msn = qp->wresp.msn;
-		chunk = min(mtu, len - i * mtu);
 		sim_wire_resp_send(qp, &t, &c, chunk);
 	}
 }
@@ -268,22 +275,28 @@ static void sim_wire_resp_refused(struct sim_qp *qp,
 /*
  * An RDMA READ request; @dup: a duplicate, the expected PSN stays. Its
  * responses are read from the key as they go, or made whole in wresp.buf
- * first when it is a signature key (its PI inserted or stripped).
+ * first when it is a signature key (its PI inserted or stripped), or a
+ * window of wresp.buf at a time when they are longer (their errors
+ * reported by SIGERR CQEs once they are out, a duplicate's not again).
  */
 static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 			       const struct sim_rx_pkt *pkt, bool dup)
 {
 	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_wire_sig_stream ss = {
+		.eng = eng, .sim = qp->sim, .buf = wr->buf, .n = 1,
+		.log = dup ? NULL : &wr->sig_seen, .len = pkt->dmalen,
+	};
 	u32 mtu = sim_wire_mtu(qp);
 	struct sim_resp_req r;
 	struct sim_mkey *mk;
-	bool whole;
+	bool whole, stream;
 	int res;
 
 	mk = sim_mkey_lookup(qp->sim, pkt->rkey);
 	whole = pkt->dmalen && mk && READ_ONCE(mk->bsf_en);
-	if (pkt->dmalen > SIM_MSG_MAX ||
-	    (whole && (pkt->dmalen > SIM_WIRE_MAX_MSG || !wr->buf)) ||
+	stream = whole && pkt->dmalen > SIM_WIRE_MAX_MSG;
+	if (pkt->dmalen > SIM_MSG_MAX || (whole && !wr->buf) ||
 	    (!dup && wr->msg != SIM_MSG_NONE)) {
 		sim_wire_invalid(qp, pkt->psn);
 		return;
@@ -292,7 +305,8 @@ static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 	r.wqe_opcode = MLX5_OPCODE_RDMA_READ;
 	r.raddr = pkt->va;
 	r.rkey = pkt->rkey;
-	r.dst = whole ? &eng->lsgl : NULL;
+	r.dst = whole && !stream ? &eng->lsgl : NULL;
+	r.sig_key_ok = stream;
 	res = sim_rq_execute_locked(eng, qp, &r);
 	if (res == SIM_RESP_NOT_READY)
 		return;
@@ -306,7 +320,17 @@ static void sim_wire_resp_read(struct sim_engine *eng, struct sim_qp *qp,
 			   SIM_PSN_MASK;
 		wr->msn = (wr->msn + 1) & SIM_PSN_MASK;
 	}
-	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen, whole ? NULL : &r.key);
+	if (!stream) {
+		sim_wire_read_resp(qp, pkt->psn, pkt->dmalen,
+				   whole ? NULL : &r.key, NULL);
+		return;
+	}
+	ss.sge = &r.key;
+	wr->sig_seen.n = 0;
+	sim_wire_read_resp(qp, pkt->psn, pkt->dmalen, NULL, &ss);
+	/* our key is the source of a READ: SIGERR CQEs, as rq.c writes */
+	if (ss.log && ss.log->n)
+		sim_sig_log_cqes(qp->rcq, qp->qpn, ss.log, false);
 }
 
 static void sim_wire_atomic_ack(struct sim_qp *qp, u32 psn, u64 orig)
@@ -415,6 +439,25 @@ static u8 sim_wire_wqe_opcode(u8 op)
 }
 
 /*
+ * The rest of a SEND that went to its receive WQE's signature keys in
+ * chunks (sim_wire_resp_room), then the WQE completes with the whole
+ * length.
+ */
+static int sim_wire_resp_send_end(struct sim_engine *eng, struct sim_qp *qp,
+				  struct sim_resp_req *r)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	u32 put;
+	int res;
+
+	res = sim_rq_direct_sig(eng, qp, r, wr->base, true, &put);
+	if (res != SIM_RESP_OK)
+		return res;
+	r->len = wr->off;
+	return sim_rq_direct_end(eng, qp, r);
+}
+
+/*
  * The last packet of a SEND or WRITE is in: the message completes (rq.c),
  * or, gathered for a signature key, goes to rq.c whole.
  */
@@ -429,16 +472,21 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 		sim_wire_invalid(qp, pkt->psn);
 		return;
 	}
-	sim_wire_resp_req(eng, qp, &r, wr->off);
+	/* gathered: what the buffer holds (a long WRITE's last chunk) */
+	sim_wire_resp_req(eng, qp, &r, wr->off - wr->base);
 	r.wqe_opcode = sim_wire_wqe_opcode(pkt->op);
 	r.imm = pkt->imm;
 	r.solicited = pkt->se;
 	r.src = &eng->lsgl;
-	r.raddr = wr->va;
+	r.raddr = wr->va + wr->base;
 	r.rkey = wr->rkey;
+	if (!wr->direct)
+		r.sig_seen = &wr->sig_seen;
 	wr->msg = SIM_MSG_NONE;
 	if (wr->direct)
 		res = sim_rq_direct_end(eng, qp, &r);
+	else if (msg == SIM_MSG_SEND && wr->base)
+		res = sim_wire_resp_send_end(eng, qp, &r);
 	else
 		res = sim_rq_execute_locked(eng, qp, &r);
 	if (qp->st == MLX5_QP_ST_UC) {
@@ -473,6 +521,59 @@ static void sim_wire_resp_deliver(struct sim_engine *eng, struct sim_qp *qp,
 		wr->epsn = wr->first_psn;
 		break;
 	}
+}
+
+/*
+ * A message through a signature key longer than wresp.buf: before a
+ * packet of @need bytes would not fit, what the buffer holds up to a
+ * block boundary of the keys goes through them (rq.c: a WRITE of that
+ * chunk to the rkey, or a SEND's chunk to the receive WQE's scatter list;
+ * SIGERR CQEs for a key's first error once), the rest to its front.
+ * Returns SIM_RESP_OK or what rq.c answered (@r's syndrome).
+ */
+static int sim_wire_resp_room(struct sim_engine *eng, struct sim_qp *qp,
+			      u32 need, u8 msg, struct sim_resp_req *r)
+{
+	struct sim_wire_resp *wr = &qp->wresp;
+	struct sim_sge key = {
+		.va = wr->va, .len = wr->dmalen, .sig = true,
+	};
+	u32 cut, put;
+	int res;
+
+	if (wr->off - wr->base + need <= SIM_WIRE_MAX_MSG)
+		return SIM_RESP_OK;
+	sim_wire_resp_req(eng, qp, r, wr->off - wr->base);
+	r->src = &eng->lsgl;
+	r->sig_seen = &wr->sig_seen;
+	if (msg == SIM_MSG_SEND) {
+		r->wqe_opcode = MLX5_OPCODE_SEND;
+		res = sim_rq_direct_sig(eng, qp, r, wr->base, false, &put);
+		if (res != SIM_RESP_OK)
+			return res;
+		cut = wr->base + put;
+	} else {
+		key.mk = sim_mkey_lookup(qp->sim, wr->rkey);
+		cut = key.mk ? sim_xfer_cut(&key, 1, wr->off) : 0;
+		if (cut > wr->base) {
+			/* the chunk's bytes: the buffer's first */
+			sim_sgl_reset(&eng->lsgl);
+			sim_sgl_add_kva(&eng->lsgl, wr->buf, cut - wr->base);
+			r->len = cut - wr->base;
+			r->wqe_opcode = MLX5_OPCODE_RDMA_WRITE;
+			r->raddr = wr->va + wr->base;
+			r->rkey = wr->rkey;
+			res = sim_rq_execute_locked(eng, qp, r);
+			if (res != SIM_RESP_OK)
+				return res;
+		}
+	}
+	r->syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+	if (cut <= wr->base || wr->off - cut + need > SIM_WIRE_MAX_MSG)
+		return SIM_RESP_ERR;
+	memmove(wr->buf, wr->buf + (cut - wr->base), wr->off - cut);
+	wr->base = cut;
+	return SIM_RESP_OK;
 }
 
 /*
@@ -522,11 +623,19 @@ static void sim_wire_resp_msg(struct sim_engine *eng, struct sim_qp *qp,
 		wr->va = pkt->va;
 		wr->rkey = pkt->rkey;
 		wr->dmalen = pkt->dmalen;
+		wr->base = 0;
+		wr->sig_seen.n = 0;
 	}
 	if (!wr->direct) {
-		if (!wr->buf || pkt->paylen > SIM_WIRE_MAX_MSG - wr->off)
+		if (!wr->buf)
 			goto invalid;
-		memcpy(wr->buf + wr->off, pkt->payload, pkt->paylen);
+		res = sim_wire_resp_room(eng, qp, pkt->paylen, msg, &r);
+		if (res != SIM_RESP_OK) {
+			sim_wire_resp_refused(qp, pkt, res, r.syndrome);
+			return;
+		}
+		memcpy(wr->buf + (wr->off - wr->base), pkt->payload,
+		       pkt->paylen);
 	} else if (pkt->paylen) {
 		/* this packet's bytes at their place */
 		r.raddr = wr->va + wr->off;

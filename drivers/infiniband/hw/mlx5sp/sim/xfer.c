@@ -21,6 +21,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/lcm.h>
 
 #include "sim.h"
 
@@ -52,6 +53,7 @@ struct sim_xside {
 	struct sim_sig_ctx ctx;
 	struct sim_key_iter mem;
 	u64 mem_left;			/* gather: memory bytes still to read */
+	u64 msg_left;			/* gather: wire bytes of the message */
 	u32 mkey;
 };
 
@@ -103,15 +105,21 @@ static void sim_xfer_log(struct sim_xside *x, struct sim_sig_log *log)
 	h->err = *err;
 }
 
-/* Start the transfer of the entry at the cursor through a signature key. */
+/*
+ * Start the transfer of the entry at the cursor through a signature key,
+ * from the cursor's place in it: a block boundary of both domains (a
+ * message cut in chunks, sim_xfer_cut()).
+ */
 static int sim_xside_begin(struct sim_xside *x, const struct sim_sge *sge)
 {
 	const struct sim_sig_domain *w, *m;
 	u64 start, mem_len, off, data, moff;
+	u64 va = sge->va + x->c->off;
 	struct mlx5_bsf bsf;
 	int err;
 
-	if (!sim_mkey_sig_snapshot(sge->mk, &bsf, &start, &mem_len))
+	if (!sim_mkey_sig_snapshot(sge->mk, &bsf, &start, &mem_len) ||
+	    va < start)
 		return -EFAULT;
 	x->mkey = sim_mkey_key(sge->mk);
 	err = sim_sig_begin(x->sim, &x->ctx, x->mkey, &bsf,
@@ -120,11 +128,11 @@ static int sim_xside_begin(struct sim_xside *x, const struct sim_sge *sge)
 		return err;
 	w = &x->ctx.dom[SIM_SIG_WIRE];
 	m = &x->ctx.dom[SIM_SIG_MEM];
-	off = sge->va - start;
+	off = va - start;
 	if (w->type &&
 	    do_div(off, w->block_size + w->pi_size))
 		return -EINVAL;
-	data = w->type ? off * w->block_size : sge->va - start;
+	data = w->type ? off * w->block_size : va - start;
 	if (m->type && data % m->block_size)
 		return -EINVAL;
 	err = sim_sig_ctx_seek(&x->ctx, data);
@@ -138,7 +146,9 @@ static int sim_xside_begin(struct sim_xside *x, const struct sim_sge *sge)
 	x->mem.mk = sge->mk;
 	x->mem.va = start + moff;
 	x->mem.end = start + mem_len;
-	x->mem_left = sim_sig_dom_bytes(m, sim_sig_dom_data(w, sge->len));
+	/* a gather's: up to the message's end if it ends in the entry */
+	data = min_t(u64, sge->len - x->c->off, x->msg_left);
+	x->mem_left = sim_sig_dom_bytes(m, sim_sig_dom_data(w, data));
 	x->active = true;
 	return 0;
 }
@@ -170,13 +180,9 @@ static const struct sim_sge *sim_xside_entry(struct sim_xside *x,
 	if (c->i >= c->n)
 		return NULL;
 	sge = &c->sge[c->i];
-	if (sge->sig && !x->active) {
-		/* a signature entry is transferred from its start */
-		if (c->off)
-			*err = -EINVAL;
-		else
-			*err = sim_xside_begin(x, sge);
-	}
+	/* from its start, or from a block boundary (-EINVAL elsewhere) */
+	if (sge->sig && !x->active)
+		*err = sim_xside_begin(x, sge);
 	return *err ? NULL : sge;
 }
 
@@ -205,8 +211,11 @@ static s64 sim_xside_gather(struct sim_xside *x, u8 *wire, u32 budget, u64 m)
 	return sink.put;
 }
 
-/* Gather up to @cap wire bytes into the wire buffer. */
-static s64 sim_xfer_fill(struct sim_xside *x, u8 *wire, u32 cap,
+/*
+ * Gather up to @cap wire bytes into the wire buffer, @left the message's
+ * wire bytes still to come (a message may end inside an entry: a chunk).
+ */
+static s64 sim_xfer_fill(struct sim_xside *x, u8 *wire, u32 cap, u64 left,
 			 struct sim_sig_log *log)
 {
 	const struct sim_sig_domain *out;
@@ -218,6 +227,7 @@ static s64 sim_xfer_fill(struct sim_xside *x, u8 *wire, u32 cap,
 	int err;
 
 	while (got < cap) {
+		x->msg_left = left - got;
 		sge = sim_xside_entry(x, log, &err);
 		if (!sge)
 			return err ?: -EFAULT;
@@ -246,7 +256,8 @@ static s64 sim_xfer_fill(struct sim_xside *x, u8 *wire, u32 cap,
 		if (!m)
 			break;		/* drain the buffer first */
 		n = sim_xside_gather(x, wire + got,
-				     min_t(u64, room, sge->len - x->c->off), m);
+				     min_t(u64, min(cap - got, room),
+					   sge->len - x->c->off), m);
 		if (n < 0)
 			return n;
 		x->c->off += n;
@@ -339,7 +350,7 @@ int sim_xfer(struct sim_engine *eng, struct mlx5sp_sim *dsim,
 		return -EFAULT;
 	while (len) {
 		n = sim_xfer_fill(&src, eng->wire,
-				  min_t(u64, len, SIM_WIRE_BUF), log);
+				  min_t(u64, len, SIM_WIRE_BUF), len, log);
 		if (n <= 0) {
 			err = n ?: -EFAULT;
 			break;
@@ -357,6 +368,89 @@ int sim_xfer(struct sim_engine *eng, struct mlx5sp_sim *dsim,
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_xfer);
+
+/**
+ * sim_xfer_cut - where a message through a list may be cut in chunks
+ * @sge: the list's entries
+ * @n: how many
+ * @pos: a wire byte of the message
+ *
+ * Returns the last offset at or before @pos at which a transfer may stop
+ * and the next one start (sim_xfer() of the rest from there): a block
+ * boundary of both domains of a signature entry, any byte of a plain one.
+ * A signature key that is no longer one, or a BSF the engine refuses,
+ * cuts at its entry's start.
+ */
+u64 sim_xfer_cut(const struct sim_sge *sge, u32 n, u64 pos)
+{
+	const struct sim_sig_domain *w, *m;
+	struct sim_sig_ctx ctx;
+	u64 es = 0, start, mem_len, off, step;
+	struct mlx5_bsf bsf;
+	u32 i, data;
+
+	for (i = 0; i < n; es += sge[i].len, i++) {
+		if (pos >= es + sge[i].len)
+			continue;
+		if (!sge[i].sig || pos == es)
+			return pos;
+		if (!sim_mkey_sig_snapshot(sge[i].mk, &bsf, &start,
+					   &mem_len) ||
+		    sim_sig_ctx_init(&ctx, &bsf, 0, 0, SIM_SIG_MEM_TO_WIRE) ||
+		    sge[i].va < start)
+			return es;
+		w = &ctx.dom[SIM_SIG_WIRE];
+		m = &ctx.dom[SIM_SIG_MEM];
+		/* data bytes between boundaries of both domains */
+		data = 1;
+		if (w->type)
+			data = w->block_size;
+		if (m->type)
+			data = lcm(data, m->block_size);
+		step = w->type ? (u64)data / w->block_size *
+				 (w->block_size + w->pi_size) : data;
+		off = sge[i].va - start + (pos - es);
+		off = do_div(off, step);
+		/* an entry that starts off a boundary: only there */
+		return off > pos - es ? es : pos - off;
+	}
+	return pos;
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_xfer_cut);
+
+/*
+ * The errors of @more (a chunk of a message) added to @log (the
+ * message's): a key's first error only, as a whole transfer logs it.
+ */
+void sim_sig_log_merge(struct sim_sig_log *log, const struct sim_sig_log *more)
+{
+	u8 i, j;
+
+	for (i = 0; i < more->n; i++) {
+		for (j = 0; j < log->n; j++)
+			if (log->hit[j].dst == more->hit[i].dst &&
+			    log->hit[j].mkey == more->hit[i].mkey)
+				break;
+		if (j == log->n && log->n < SIM_SIG_MAX_HITS)
+			log->hit[log->n++] = more->hit[i];
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sig_log_merge);
+
+/*
+ * The errors of @log (a chunk of a message) not in @seen (the chunks
+ * before) into @out, and into @seen too.
+ */
+void sim_sig_log_unseen(struct sim_sig_log *out, const struct sim_sig_log *log,
+			struct sim_sig_log *seen)
+{
+	u8 n = seen->n;
+
+	sim_sig_log_merge(seen, log);
+	out->n = seen->n - n;
+	memcpy(out->hit, seen->hit + n, out->n * sizeof(out->hit[0]));
+}
+EXPORT_SYMBOL_IF_KUNIT(sim_sig_log_unseen);
 
 /*
  * Write a SIGERR CQE on @cq for each error of @log found in the

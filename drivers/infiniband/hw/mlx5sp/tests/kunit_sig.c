@@ -954,6 +954,82 @@ static void sig_throughput(struct kunit *test)
 	KUNIT_EXPECT_GT(test, r.xfer_bps, 0);
 }
 
+/*
+ * Where a message through a signature key may be cut in chunks (a wire
+ * message longer than the engine's buffers: xfer.c, wire_req.c): block
+ * boundaries of both domains, counted from the key's start, any byte of a
+ * plain entry; and a key's first error reported once over the chunks.
+ */
+static void sig_xfer_cut(struct kunit *test)
+{
+	const struct t_dom dif512 = { .kind = T_DIF_CRC,
+				      .bs = MLX5SP_BS_512 };
+	const struct t_dom dif4k = { .kind = T_DIF_CRC,
+				     .bs = MLX5SP_BS_4096 };
+	struct sim_sig_log log = {}, more = {}, fresh;
+	struct sim_mkey *mk;
+	struct sim_sge l[3];
+
+	mk = kunit_kzalloc(test, sizeof(*mk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mk);
+	spin_lock_init(&mk->lock);
+	seqcount_spinlock_init(&mk->seq, &mk->lock);
+	mk->bsf_en = true;
+	mk->start = 0x10000;
+	mk->len = 64 << 10;
+	/* PI on the wire (insert): 520-byte blocks there */
+	t_bsf(&mk->bsf, NULL, &dif512, 0xff);
+	l[0] = (struct sim_sge){ .kva = (void *)1, .len = 100 };
+	l[1] = (struct sim_sge){ .mk = mk, .va = 0x10000 + 520, .len = 5200,
+				 .sig = true };
+	l[2] = (struct sim_sge){ .kva = (void *)1, .len = 77 };
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 99), 99);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100), 100);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 519), 100);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 520), 100 + 520);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 1500), 100 + 1040);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 5200), 100 + 5200);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 5200 + 50),
+			100 + 5200 + 50);
+	/* past the list: where it is */
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 9999), 9999);
+	/* an entry that starts off a boundary: only at its start */
+	l[1].va = 0x10000 + 1000;
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 10), 100);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 100), 100 + 40);
+	/* PI in memory only (strip): the wire is data, 4 KiB blocks */
+	t_bsf(&mk->bsf, &dif4k, NULL, 0xff);
+	l[1].va = 0x10000;
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 4095), 100);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 4097), 100 + 4096);
+	/* both: 512 in memory, 4 KiB with PI on the wire: 4104 on it */
+	t_bsf(&mk->bsf, &dif512, &dif4k, 0xff);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 4103), 100);
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 4104), 100 + 4104);
+	/* no longer a signature key: its entry's start */
+	mk->bsf_en = false;
+	KUNIT_EXPECT_EQ(test, sim_xfer_cut(l, 3, 100 + 4200), 100);
+
+	/* errors over chunks: a key's first once, per list */
+	more.n = 2;
+	more.hit[0] = (struct sim_sig_hit){ .mkey = 7 };
+	more.hit[1] = (struct sim_sig_hit){ .mkey = 8, .dst = true };
+	more.hit[0].err.offset = 1;
+	sim_sig_log_merge(&log, &more);
+	KUNIT_EXPECT_EQ(test, log.n, 2);
+	more.hit[0].err.offset = 2;
+	more.hit[1].dst = false;
+	sim_sig_log_unseen(&fresh, &more, &log);
+	KUNIT_EXPECT_EQ(test, fresh.n, 1);
+	KUNIT_EXPECT_EQ(test, fresh.hit[0].mkey, 8);
+	KUNIT_EXPECT_FALSE(test, fresh.hit[0].dst);
+	KUNIT_EXPECT_EQ(test, log.n, 3);
+	KUNIT_EXPECT_EQ(test, log.hit[0].err.offset, 1);
+	sim_sig_log_unseen(&fresh, &more, &log);
+	KUNIT_EXPECT_EQ(test, fresh.n, 0);
+}
+
 static struct kunit_case sig_engine_cases[] = {
 	KUNIT_CASE(sig_known_answers),
 	KUNIT_CASE(sig_roundtrip),
@@ -966,6 +1042,7 @@ static struct kunit_case sig_engine_cases[] = {
 	KUNIT_CASE(sig_bsf_decode),
 	KUNIT_CASE(sig_err_cqe),
 	KUNIT_CASE(sig_inject),
+	KUNIT_CASE(sig_xfer_cut),
 	KUNIT_CASE(sig_throughput),
 	{}
 };
