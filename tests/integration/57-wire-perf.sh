@@ -220,8 +220,8 @@ r0=$(wire_stat "$wire" retransmits)
 tc qdisc replace dev vethB root netem loss 2% || die "tc netem loss 2% (vethB)"
 ip netns exec $ns tc qdisc replace dev vethA root netem loss 2% ||
 	die "tc netem loss 2% (vethA)"
-wire_prog sig sp0 "$gs" rxe0 "$gr" 2 "$big"
-wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 2 "$big"
+wire_prog sig sp0 "$gs" rxe0 "$gr" 1 "$big"
+wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 1 "$big"
 tc qdisc del dev vethB root
 ip netns exec $ns tc qdisc del dev vethA root
 r=$(($(wire_stat "$wire" retransmits) - r0))
