@@ -447,6 +447,37 @@ static struct qpslot *any_qp(void)
 	return q->qp ? q : NULL;
 }
 
+/*
+ * The attributes a move of a QP of @type to @state must carry (IBTA
+ * 11.2.4.2, ib_core's qp_state_table): what m_modify_qp() starts from and
+ * m_connect() sends.
+ */
+static int qp_required_mask(int type, int state)
+{
+	int m = 0;
+
+	switch (state) {
+	case IBV_QPS_INIT:
+		m = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		    (type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
+		break;
+	case IBV_QPS_RTR:
+		if (type != IBV_QPT_UD)
+			m = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN;
+		if (type == IBV_QPT_RC)
+			m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		break;
+	case IBV_QPS_RTS:
+		m = IBV_QP_SQ_PSN;
+		if (type == IBV_QPT_RC)
+			m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		break;
+	}
+	return m;
+}
+
 static void m_modify_qp(void)
 {
 	struct qpslot *q = any_qp();
@@ -483,23 +514,7 @@ static void m_modify_qp(void)
 	a.sq_draining = rn(2);
 	a.cap.max_send_wr = rn(64);
 	mask = chance(4) ? (int)rnd() & 0x3fffff : IBV_QP_STATE;
-	switch ((int)a.qp_state) {
-	case IBV_QPS_INIT:
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			(q->qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
-		break;
-	case IBV_QPS_RTR:
-		mask |= q->qp->qp_type == IBV_QPT_UD ? 0 :
-			IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER;
-		break;
-	case IBV_QPS_RTS:
-		mask |= IBV_QP_SQ_PSN | (q->qp->qp_type == IBV_QPT_RC ?
-			IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC : 0);
-		break;
-	}
+	mask |= qp_required_mask(q->qp->qp_type, a.qp_state);
 	if (chance(6))
 		mask ^= 1 << rn(22);
 	note("qpn 0x%x state %d mask 0x%x", q->qp->qp_num, a.qp_state, mask);
@@ -520,7 +535,7 @@ static void m_connect(void)
 {
 	struct qpslot *q = any_qp();
 	struct ibv_qp_attr a = {};
-	int t, mask[3];
+	int t, s;
 
 	if (!q)
 		return;
@@ -552,21 +567,10 @@ static void m_connect(void)
 	a.ah_attr.grh.hop_limit = 64;
 	if (!OK(!ibv_query_gid(C->c, 1, 0, &a.ah_attr.grh.dgid)))
 		return;
-	mask[0] = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		  (t == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
-	mask[1] = IBV_QP_STATE;
-	if (t != IBV_QPT_UD)
-		mask[1] |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			   IBV_QP_RQ_PSN;
-	if (t == IBV_QPT_RC)
-		mask[1] |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	mask[2] = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (t == IBV_QPT_RC)
-		mask[2] |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-	for (t = 0; t < 3; t++) {
-		a.qp_state = IBV_QPS_INIT + t;
-		if (!OK(!ibv_modify_qp(q->qp, &a, mask[t])))
+	for (s = IBV_QPS_INIT; s <= IBV_QPS_RTS; s++) {
+		a.qp_state = s;
+		if (!OK(!ibv_modify_qp(q->qp, &a, IBV_QP_STATE |
+				       qp_required_mask(t, s))))
 			return;
 	}
 }
