@@ -1475,11 +1475,22 @@ static unsigned int plain_bad(const unsigned char *buf, unsigned int nb,
 	return bad;
 }
 
-/* sig, uc-sig: A's RC QP for MKEY configure, B's, connected; the MKEY. */
-static struct mlx5dv_mkey *sig_setup(void)
+/*
+ * sig, uc-sig, sig-remote: A's RC QP for MKEY configure, B's, connected;
+ * the MKEY. Messages of @size: beyond 1 MiB the ACK timeout is 1 s, not
+ * 67 ms: a READ asked for again from a lost response waits while rxe
+ * sends all of the rest of the first one (its responder finishes a
+ * READ's responses before it takes the next request, rxe_resp.c
+ * get_req()), which on a debug kernel takes longer than 67 ms for 2 MiB,
+ * and each timeout meanwhile asks again and is answered from there
+ * again (retry_cnt of them in a row: IBV_WC_RETRY_EXC_ERR, 3 of 3 runs
+ * at 1 % loss).
+ */
+static struct mlx5dv_mkey *sig_setup(unsigned int size)
 {
-	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
-			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	struct qp_params p = { .timeout = size > (1U << 20) ? 18 : 14,
+			       .retry_cnt = 7, .rnr_retry = 7,
+			       .min_rnr_timer = 1 };
 	struct mlx5dv_mkey_init_attr ma = {
 		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
 				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
@@ -1501,7 +1512,7 @@ static struct mlx5dv_mkey *sig_setup(void)
 static void mode_sig(unsigned int count, unsigned int size)
 {
 	unsigned int nb = size / SIG_BLOCK, i, wr_bad = 0, rd_bad = 0;
-	struct mlx5dv_mkey *mkey = sig_setup();
+	struct mlx5dv_mkey *mkey = sig_setup(size);
 	double t0 = now_ms();
 	uint32_t ref;
 
@@ -1563,7 +1574,7 @@ static int sig_remote_conf(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 static void mode_sig_remote(unsigned int count, unsigned int size)
 {
 	unsigned int nb = size / SIG_BLOCK, i, rd_bad = 0, wr_bad = 0;
-	struct mlx5dv_mkey *mkey = sig_setup();
+	struct mlx5dv_mkey *mkey = sig_setup(size);
 	struct mlx5dv_mkey_err err;
 	double t0 = now_ms();
 	uint32_t ref;
@@ -1728,7 +1739,7 @@ static int uc_wc(struct end *e, uint64_t id, enum ibv_wc_opcode opcode,
 static void mode_uc_sig(unsigned int count, unsigned int size)
 {
 	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
-	struct mlx5dv_mkey *mkey = sig_setup();
+	struct mlx5dv_mkey *mkey = sig_setup(size);
 	struct ibv_qp *ua = uc_qp(&a), *ub = uc_qp(&b);
 	struct mlx5dv_mkey_err err;
 	double t0 = now_ms();

@@ -561,13 +561,32 @@ rnr:
 	return SIM_RESP_RNR;
 }
 
+/*
+ * The held receive WQE's scatter list into eng->rsgl, with room for
+ * @r->len bytes at @off; else it completes in error (a NAK).
+ */
+static int sim_rq_direct_dst(struct sim_engine *eng, struct sim_qp *qp,
+			     struct sim_resp_req *r, u64 off)
+{
+	u8 synd;
+
+	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
+	if (synd)
+		return sim_rq_direct_fail(qp, r, synd,
+					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+	if (eng->rsgl.total < off + r->len)
+		return sim_rq_direct_fail(qp, r,
+					  MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+					  MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	return SIM_RESP_OK;
+}
+
 int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
 		       struct sim_resp_req *r, u64 off)
 {
 	struct sim_cur d, s;
 	struct sim_sge sge;
 	int res;
-	u8 synd;
 
 	if (!sim_rq_receiving(qp))
 		return SIM_RESP_NOT_READY;
@@ -585,14 +604,9 @@ int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
 					  MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return SIM_RESP_OK;
 	}
-	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
-	if (synd)
-		return sim_rq_direct_fail(qp, r, synd,
-					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
-	if (eng->rsgl.total < off + r->len)
-		return sim_rq_direct_fail(qp, r,
-					  MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
-					  MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	res = sim_rq_direct_dst(eng, qp, r, off);
+	if (res != SIM_RESP_OK)
+		return res;
 	sim_cur_init(&d, eng->rsgl.sge, eng->rsgl.n);
 	sim_cur_skip(&d, off);
 	if (eng->rsgl.sig ||
@@ -617,19 +631,13 @@ int sim_rq_direct_sig(struct sim_engine *eng, struct sim_qp *qp,
 	struct sim_cur d, s;
 	u64 cut;
 	int res;
-	u8 synd;
 
 	*put = 0;
 	if (!sim_rq_receiving(qp))
 		return SIM_RESP_NOT_READY;
-	synd = sim_rq_direct_sgl(qp, &eng->rsgl);
-	if (synd)
-		return sim_rq_direct_fail(qp, r, synd,
-					  MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
-	if (eng->rsgl.total < off + r->len)
-		return sim_rq_direct_fail(qp, r,
-					  MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
-					  MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	res = sim_rq_direct_dst(eng, qp, r, off);
+	if (res != SIM_RESP_OK)
+		return res;
 	cut = all ? off + r->len :
 		    sim_xfer_cut(eng->rsgl.sge, eng->rsgl.n, off + r->len);
 	if (cut <= off)
