@@ -218,7 +218,7 @@ wire_prog sig-remote sp0 "$gs" rxe0 "$gr" 1 $((1048576 + 3 * 512))
 ok "signature keys, messages of $big bytes: PI checked, stripped and inserted on both sides of the model"
 # under loss 1% both ways, 2 MiB and 3 blocks (the rest of a READ is
 # asked for again from a lost response, and rxe sends all of the rest
-# of the first request before it answers: some 10-25 s for 4 MiB at 2%;
+# of the first request before it answers: 12 s a 4 MiB pair at 2%;
 # wire_retry's QPs have a 1 s ACK timeout for these sizes)
 lbig=$((2 * 1048576 + 3 * 512))
 r0=$(wire_stat "$wire" retransmits)
