@@ -65,6 +65,11 @@ struct mlx5sp_bus_ops {
 			unsigned long pfn);
 	void (*uar_disassociate)(struct mlx5sp_dev *dev,
 				 struct ib_ucontext *uctx);
+	/*
+	 * UAR pages can be mapped write-combining (BlueFlame): a BAR's are,
+	 * a model's are plain memory.
+	 */
+	bool uar_wc;
 };
 
 enum mlx5sp_slot_state {

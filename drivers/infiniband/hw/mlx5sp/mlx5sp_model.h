@@ -209,6 +209,12 @@ struct page;
  * mlx5sp_model_uar_trap() takes, so no trap comes between the two.
  * Process context, in a page fault: it must not sleep long nor call
  * mlx5sp_model_uar_trap(). With it the driver maps UAR pages on fault.
+ * uar_store (optional, with uar_touch): a process stored @size bytes (4 or
+ * 8) of @val (the register's value, host order, as the CPU would write it
+ * to memory) at @offset of UAR page @index; the driver executed the store
+ * for it (the page stays unmapped). Returns false if the model does not
+ * take it (the driver then maps the page as for uar_touch). Process
+ * context in a page fault, mmap or vma lock held: must not sleep.
  */
 #define MLX5SP_UAR_TOUCH_READ	U32_MAX
 
@@ -219,6 +225,8 @@ struct mlx5sp_model_ops {
 	struct page *(*uar_page)(struct mlx5sp_model_dev *mdev, u32 index);
 	void (*uar_touch)(struct mlx5sp_model_dev *mdev, u32 index,
 			  u32 offset);
+	bool (*uar_store)(struct mlx5sp_model_dev *mdev, u32 index, u32 offset,
+			  u64 val, unsigned int size);
 };
 
 struct mlx5sp_model_dev {

@@ -101,6 +101,16 @@ static void model_uar_touch(struct mlx5sp_uar_trap *trap, u32 index,
 	mdev->ops->uar_touch(mdev, index, offset);
 }
 
+/* A user store to a trapped UAR page, executed by the fault. */
+static bool model_uar_store(struct mlx5sp_uar_trap *trap, u32 index,
+			    u32 offset, u64 val, unsigned int size)
+{
+	struct mlx5sp_model_dev *mdev;
+
+	mdev = container_of(trap, struct model_priv, trap)->mdev;
+	return mdev->ops->uar_store(mdev, index, offset, val, size);
+}
+
 /* A model that is told of user accesses gets its UAR pages trapped. */
 static int model_uar_mmap(struct mlx5sp_dev *dev, struct ib_ucontext *uctx,
 			  struct vm_area_struct *vma,
@@ -163,6 +173,7 @@ static const struct mlx5sp_bus_ops mlx5sp_model_bus_ops = {
 	.uar_pfn = model_uar_pfn,
 	.uar_mmap = model_uar_mmap,
 	.uar_disassociate = model_uar_disassociate,
+	.uar_wc = false,		/* memory: no BlueFlame */
 };
 
 /**
@@ -189,9 +200,10 @@ EXPORT_SYMBOL_GPL(mlx5sp_model_raise_irq);
  * @mdev: the model device
  *
  * Takes every user mapping of the device's UAR pages down; the next
- * access faults and calls ops->uar_touch. Returns false if no access can
- * be told (the device is not attached): the model must poll. Process
- * context; may sleep; not under a lock the model's uar_touch takes.
+ * access faults and calls ops->uar_store (a store it takes) or
+ * ops->uar_touch. Returns false if no access can be told (the device is
+ * not attached): the model must poll. Process context; may sleep; not
+ * under a lock the model's uar_touch takes.
  */
 bool mlx5sp_model_uar_trap(struct mlx5sp_model_dev *mdev)
 {
@@ -260,7 +272,8 @@ int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 	priv->state = MODEL_ATTACHING;
 	for (i = 0; i < priv->nvec; i++)
 		init_irq_work(&priv->vec[i].work, model_vector_work);
-	mlx5sp_uar_trap_init(&priv->trap, model_uar_touch);
+	mlx5sp_uar_trap_init(&priv->trap, model_uar_touch,
+			     mdev->ops->uar_store ? model_uar_store : NULL);
 	priv->dev.dma_dev = mdev->dma_dev;
 	priv->dev.name = mdev->name;
 	priv->dev.bus = &mlx5sp_model_bus_ops;

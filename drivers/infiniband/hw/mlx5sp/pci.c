@@ -93,6 +93,7 @@ static const struct mlx5sp_bus_ops pcibus_ops = {
 	.free_irq = pcibus_free_irq,
 	.wr64 = pcibus_wr64,
 	.uar_pfn = pcibus_uar_pfn,
+	.uar_wc = true,
 };
 
 /* The RDMA device is gone (unbind or `rdma link delete`): core down. */

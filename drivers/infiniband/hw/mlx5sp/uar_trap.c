@@ -7,7 +7,10 @@
  * fault: when the model's engine goes idle it has every user mapping of
  * its UAR pages taken down (mlx5sp_model_uar_trap()), and the next
  * doorbell faults, maps the page again and tells the model, whose engine
- * runs at once (a trap, as a hypervisor traps a guest's MMIO write).
+ * runs at once (a trap, as a hypervisor traps a guest's MMIO write). A
+ * model that takes stores (trap->store) has a doorbell store executed in
+ * the fault instead (uar_store.c), as a hypervisor emulates the MMIO
+ * write: the page stays unmapped, one fault per doorbell and no zap.
  *
  * ib_core maps the page and owns the vma as for any driver
  * (rdma_user_mmap_io(): it zaps the vma on disassociation and frees its
@@ -23,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "mlx5sp_model.h"	/* MLX5SP_UAR_TOUCH_READ: what a read is told as */
+#include "uar_store.h"
 #include "uar_trap.h"
 
 /*
@@ -47,22 +51,33 @@ struct uar_vma {
 static const struct vm_operations_struct uar_vm_ops;
 
 /*
- * Told before the page is mapped: the model marks where the store goes,
- * and learns from that mark when it has landed (a store retried after
- * the next trap would fault again). Told and mapped under trap->lock, which
- * the trap's zap takes: a trap set between the two would find nothing to
- * take down, and the page mapped after it would take the next doorbells
- * unseen, the engine asleep, believing them trapped.
+ * A store the model takes (trap->store) is executed here: its value goes
+ * to the model, the task resumes after it and nothing is mapped, hence no
+ * trap->lock: the next store faults again, trap or no trap.
+ *
+ * Anything else is told before the page is mapped: the model marks where
+ * the store goes, and learns from that mark when it has landed (a store
+ * retried after the next trap would fault again). Told and mapped under
+ * trap->lock, which the trap's zap takes: a trap set between the two would
+ * find nothing to take down, and the page mapped after it would take the
+ * next doorbells unseen, the engine asleep, believing them trapped.
  */
 static vm_fault_t uar_vma_fault(struct vm_fault *vmf)
 {
 	struct uar_vma *uv = vmf->vma->vm_private_data;
 	struct mlx5sp_uar_trap *trap = uv->trap;
 	u32 offset = MLX5SP_UAR_TOUCH_READ;
+	struct mlx5sp_uar_store st;
 	vm_fault_t ret;
 
-	if (vmf->flags & FAULT_FLAG_WRITE)
+	if (vmf->flags & FAULT_FLAG_WRITE) {
 		offset = offset_in_page(vmf->real_address);
+		if (trap->store && mlx5sp_uar_store_fetch(vmf, &st) &&
+		    trap->store(trap, uv->index, offset, st.val, st.size)) {
+			mlx5sp_uar_store_done(&st);
+			return VM_FAULT_NOPAGE;
+		}
+	}
 	mutex_lock(&trap->lock);
 	trap->touch(trap, uv->index, offset);
 	ret = vmf_insert_pfn(vmf->vma, vmf->address, uv->pfn);
@@ -131,13 +146,16 @@ static const struct vm_operations_struct uar_vm_ops = {
 };
 
 void mlx5sp_uar_trap_init(struct mlx5sp_uar_trap *trap,
-			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32))
+			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32),
+			  bool (*store)(struct mlx5sp_uar_trap *, u32, u32, u64,
+					unsigned int))
 {
 	mutex_init(&trap->lock);
 	INIT_LIST_HEAD(&trap->vmas);
 	init_waitqueue_head(&trap->closed);
 	trap->closes = 0;
 	trap->touch = touch;
+	trap->store = store;
 }
 
 /* Every context is gone: disassociated or closed, so are its vmas. */

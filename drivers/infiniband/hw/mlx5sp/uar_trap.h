@@ -29,10 +29,19 @@ struct mlx5sp_uar_trap {
 	 * store at @offset, or MLX5SP_UAR_TOUCH_READ
 	 */
 	void (*touch)(struct mlx5sp_uar_trap *trap, u32 index, u32 offset);
+	/*
+	 * Optional: given a user store of @size bytes (4 or 8) of @val at
+	 * @offset of UAR @index, which the fault executes rather than map
+	 * the page (uar_store.c). False if not taken: touch and map.
+	 */
+	bool (*store)(struct mlx5sp_uar_trap *trap, u32 index, u32 offset,
+		      u64 val, unsigned int size);
 };
 
 void mlx5sp_uar_trap_init(struct mlx5sp_uar_trap *trap,
-			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32));
+			  void (*touch)(struct mlx5sp_uar_trap *, u32, u32),
+			  bool (*store)(struct mlx5sp_uar_trap *, u32, u32, u64,
+					unsigned int));
 void mlx5sp_uar_trap_destroy(struct mlx5sp_uar_trap *trap);
 int mlx5sp_uar_trap_mmap(struct mlx5sp_uar_trap *trap, struct ib_ucontext *uctx,
 			 struct vm_area_struct *vma,

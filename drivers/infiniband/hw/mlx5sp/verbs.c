@@ -327,7 +327,12 @@ static int alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 				 req.max_cqe_version);
 
 	resp.qp_tab_size = 1 << MLX5SP_CAP_GEN(dev, log_max_qp);
-	resp.bf_reg_size = 1 << MLX5SP_CAP_GEN(dev, log_bf_reg_size);
+	/*
+	 * No BlueFlame without write-combining (mlx5_ib does the same):
+	 * libmlx5 then rings with one 8-byte store.
+	 */
+	if (dev->mdev->bus->uar_wc)
+		resp.bf_reg_size = 1 << MLX5SP_CAP_GEN(dev, log_bf_reg_size);
 	resp.cache_line_size = cache_line_size();
 	resp.max_sq_desc_sz = MLX5SP_CAP_GEN(dev, max_wqe_sz_sq);
 	resp.max_rq_desc_sz = MLX5SP_CAP_GEN(dev, max_wqe_sz_rq);
@@ -561,6 +566,10 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(struct uverbs_attr_bundl
 		return err;
 	if (alloc_type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF &&
 	    alloc_type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC)
+		return -EOPNOTSUPP;
+	/* as on mlx5_ib without write-combining: libmlx5 asks for NC then */
+	if (alloc_type == MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF &&
+	    !to_ibdev(uctx->device)->mdev->bus->uar_wc)
 		return -EOPNOTSUPP;
 
 	entry = uar_entry_alloc(to_uctx(uctx), alloc_type);
