@@ -95,17 +95,35 @@ pingpong() {
 sim_stat() { awk -v k="$1" '$1 == k { print $2 }' "$simfs/mlx0/stats"; }
 
 if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
-	t0=$(sim_stat uar_touches) a0=$(sim_stat uar_traps)
-	i0=$(sim_stat uar_idle_touches)
+	s0=$(sim_stat uar_stores) t0=$(sim_stat uar_touches)
+	r0=$(sim_stat inline_runs)
 	need ibv_rc_pingpong && pingpong ibv_rc_pingpong -n 100
-	t1=$(sim_stat uar_touches) a1=$(sim_stat uar_traps)
-	i1=$(sim_stat uar_idle_touches)
+	s1=$(sim_stat uar_stores) t1=$(sim_stat uar_touches)
+	r1=$(sim_stat inline_runs)
 	need ibv_ud_pingpong && pingpong ibv_ud_pingpong -n 100
-	# User doorbells reach the idle engine as faults on the UAR page
-	# (uar_trap.c): 200 SENDs, each after a turnaround of the other
-	# side; with the trap off it polls and the counter stands but for
-	# the first access to each new mapping (zapped at mmap).
-	if command -v ibv_rc_pingpong >/dev/null && [ -n "$t0" ]; then
+	# User doorbells: libmlx5 rings each with one 8-byte store to its
+	# UAR page (no BlueFlame: the model's UAR is not write-combining);
+	# the page stays unmapped, the driver executes the store in the
+	# fault (uar_store.c) and the model runs the QP there
+	# (sim_sq_doorbell()): 200 SENDs, each after a turnaround of the
+	# other side, each a store, none mapping the page again.
+	if command -v ibv_rc_pingpong >/dev/null && [ -n "$s0" ]; then
+		echo "uar stores: $((s1 - s0)) stores, $((t1 - t0)) mappings told, $((r1 - r0)) SQ runs in place, rc_pingpong -n 100"
+		[ $((s1 - s0)) -ge 180 ] ||
+			die "user doorbells were not taken as stores ($((s1 - s0)) for 200)"
+		[ $((t1 - t0)) -le 10 ] ||
+			die "user doorbells mapped the UAR page ($((t1 - t0)) times)"
+		[ $((r1 - r0)) -ge 100 ] ||
+			die "doorbells did not run their QP in place ($((r1 - r0)))"
+		pass "user doorbells taken as stores in the fault, the QP run there"
+		# Without it (debugfs uar_store 0) a store maps the page and
+		# is told; the idle engine traps the mappings again.
+		echo 0 >"$simfs/mlx0/uar_store"
+		t0=$(sim_stat uar_touches) a0=$(sim_stat uar_traps)
+		i0=$(sim_stat uar_idle_touches)
+		pingpong ibv_rc_pingpong -n 100
+		t1=$(sim_stat uar_touches) a1=$(sim_stat uar_traps)
+		i1=$(sim_stat uar_idle_touches)
 		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told ($((i1 - i0)) retries), last fault to trap $(sim_stat uar_rearm_us) us, rc_pingpong -n 100"
 		[ $((t1 - t0)) -ge 50 ] && [ $((a1 - a0)) -ge 50 ] ||
 			die "the engine was not told of user doorbells by fault"
@@ -140,6 +158,7 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 			mlx0 "$gid_idx" 10 4096 >/tmp/slow-fault.log 2>&1 || rc=$?
 		t1=$(sim_stat uar_touches)
 		echo 0 >"$simfs/mlx0/touch_delay_us"
+		echo 1 >"$simfs/mlx0/uar_store"
 		cat /tmp/slow-fault.log
 		[ $rc = 0 ] || die "doorbells after a slow fault went unseen ($rc)"
 		[ $((t1 - t0)) -ge 20 ] ||

@@ -226,6 +226,48 @@ void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset)
 }
 
 /*
+ * A process's store to UAR page @index, executed for it by the driver in
+ * its page fault (the page stays unmapped: the next store faults too):
+ * what a card's BAR sees. The value lands in the page, as a mapped store
+ * would (the engine takes a CQ doorbell from there); a send doorbell runs
+ * the QP it names at once, in the process (sim_sq_doorbell()), or kicks
+ * the engine. In a page fault, the mmap or vma lock held: nothing here
+ * sleeps. False for what the model does not take (the driver maps the
+ * page then, as for sim_uar_touch()).
+ */
+bool sim_uar_store(struct mlx5sp_model_dev *mdev, u32 index, u32 offset,
+		   u64 val, unsigned int size)
+{
+	struct mlx5sp_sim *sim = to_sim(mdev);
+	struct page *page;
+	bool ran = false;
+	void *p;
+
+	if (!READ_ONCE(sim->uar_store) || (size != 4 && size != 8) ||
+	    !IS_ALIGNED(offset, size) || offset > PAGE_SIZE - size)
+		return false;
+	rcu_read_lock();
+	page = xa_load(&sim->uar_pages, index);
+	if (!page) {
+		rcu_read_unlock();
+		return false;
+	}
+	p = page_address(page) + offset;
+	if (size == 8)
+		WRITE_ONCE(*(u64 *)p, val);
+	else
+		WRITE_ONCE(*(u32 *)p, (u32)val);
+	atomic64_inc(&sim->estats.uar_stores);
+	if (size == 8 && offset >= MLX5SP_UAR_BF_OFFSET &&
+	    offset < MLX5SP_UAR_BF_OFFSET + 2 * MLX5SP_UAR_BF_SIZE)
+		ran = sim_sq_doorbell(sim, index, val);
+	rcu_read_unlock();
+	if (!ran)
+		sim_engine_kick(sim);
+	return true;
+}
+
+/*
  * Has the store that faulted on @index at @offset landed? A read or a
  * page gone: nothing to wait for. Under rcu_read_lock().
  */

@@ -97,14 +97,14 @@ static void sim_qcnt_detach(struct mlx5sp_sim *sim, u32 id)
 	unsigned long qpn;
 
 	xa_for_each(&sim->qps, qpn, qp) {
-		spin_lock(&qp->sq_lock);
-		spin_lock(&qp->rq_lock);
+		spin_lock_bh(&qp->sq_lock);
+		spin_lock_bh(&qp->rq_lock);
 		if (qp->qcnt == id) {
 			WRITE_ONCE(qp->qcnt, 0);
 			MLX5_SET(qpc, qp->qpc, counter_set_id, 0);
 		}
-		spin_unlock(&qp->rq_lock);
-		spin_unlock(&qp->sq_lock);
+		spin_unlock_bh(&qp->rq_lock);
+		spin_unlock_bh(&qp->sq_lock);
 	}
 }
 

@@ -183,7 +183,7 @@ int sim_cmd_query_cq(struct sim_cmd *c)
 	if (!cq)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_CQ_NOT_FOUND);
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	MLX5_SET(cqc, cqc, status, cq->overrun ? SIM_CQ_STATUS_OVERFLOW : 0);
 	MLX5_SET(cqc, cqc, cqe_sz, SIM_CQE_SZ_64);
 	MLX5_SET(cqc, cqc, oi, cq->oi);
@@ -198,7 +198,7 @@ int sim_cmd_query_cq(struct sim_cmd *c)
 		 be32_to_cpu(READ_ONCE(cq->dbr[0])) & 0xffffff);
 	MLX5_SET(cqc, cqc, producer_counter, cq->pi & 0xffffff);
 	MLX5_SET64(cqc, cqc, dbr_addr, cq->dbr_addr);
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 	return 0;
 }
 
@@ -209,14 +209,14 @@ static int sim_cq_moderate(struct sim_cmd *c, struct sim_cq *cq,
 				      modify_field_select_resize_field_select);
 	u32 sel = MLX5_GET(modify_field_select, fs, modify_field_select);
 
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	if (sel & MLX5_CQ_MODIFY_PERIOD)
 		cq->cq_period = MLX5_GET(cqc, cqc, cq_period);
 	if (sel & MLX5_CQ_MODIFY_COUNT)
 		cq->cq_max_count = MLX5_GET(cqc, cqc, cq_max_count);
 	if (sel & MLX5_CQ_MODIFY_OVERRUN)
 		cq->oi = MLX5_GET(cqc, cqc, oi);
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 	return 0;
 }
 
@@ -247,11 +247,11 @@ static int sim_cq_resize(struct sim_cmd *c, struct sim_cq *cq,
 	if (err)
 		return err;
 
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	cons = be32_to_cpu(READ_ONCE(cq->dbr[0])) & 0xffffff;
 	if (((cq->pi - cons) & 0xffffff) + 1 > BIT(log_size) ||
 	    ((cq->pi - cons) & 0xffffff) >= cq->nent) {
-		spin_unlock(&cq->lock);
+		spin_unlock_bh(&cq->lock);
 		sim_buf_free(&nbuf);
 		return sim_fail(c, MLX5_CMD_STAT_BAD_SIZE_OUTS_CQES_ERR,
 				MLX5SP_SIM_SYND_CQ_RESIZE_TOO_SMALL);
@@ -267,7 +267,7 @@ static int sim_cq_resize(struct sim_cmd *c, struct sim_cq *cq,
 	cq->buf = nbuf;
 	cq->log_size = log_size;
 	cq->nent = BIT(log_size);
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 
 	/* no writer still holds the old buffer's pages */
 	synchronize_rcu_expedited();

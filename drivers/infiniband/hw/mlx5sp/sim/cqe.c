@@ -86,7 +86,7 @@ bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 	struct mlx5_cqe64 tmp, *cqe;
 	u32 cons, eqn = 0;
 
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	if (cq->overrun)
 		goto unlock;
 	cons = be32_to_cpu(READ_ONCE(cq->dbr[0])) & SIM_CQ_CI_MASK;
@@ -115,7 +115,7 @@ bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 		eqn = cq->eqn;
 	}
 unlock:
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 
 	if (written)
 		atomic64_inc(&cq->sim->estats.cqes);
@@ -135,7 +135,7 @@ void sim_cq_arm(struct sim_cq *cq, u32 arm)
 	u32 ci = arm & SIM_CQ_CI_MASK, eqn = 0;
 	bool fire = false;
 
-	spin_lock(&cq->lock);
+	spin_lock_bh(&cq->lock);
 	cq->arm_sn = arm >> 28;
 	cq->arm = (arm & SIM_CQ_ARM_SOL) ? SIM_CQ_ARMED_SOL : SIM_CQ_ARMED_ANY;
 	if (cq->arm == SIM_CQ_ARMED_ANY && !cq->overrun &&
@@ -144,7 +144,7 @@ void sim_cq_arm(struct sim_cq *cq, u32 arm)
 		fire = true;
 		eqn = cq->eqn;
 	}
-	spin_unlock(&cq->lock);
+	spin_unlock_bh(&cq->lock);
 	if (fire)
 		sim_cq_fire(cq->sim, eqn, cq->cqn);
 }

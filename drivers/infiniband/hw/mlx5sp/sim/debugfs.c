@@ -244,6 +244,8 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "engine_sleeps %llu\n", st->engine_sleeps);
 	seq_printf(m, "uar_traps %llu\n", st->uar_traps);
 	seq_printf(m, "uar_touches %llu\n", st->uar_touches);
+	seq_printf(m, "uar_stores %llu\n", st->uar_stores);
+	seq_printf(m, "inline_runs %llu\n", st->inline_runs);
 	seq_printf(m, "uar_idle_touches %llu\n", st->uar_idle_touches);
 	seq_printf(m, "uar_rearm_us %llu\n", st->uar_rearm_us);
 	seq_printf(m, "rnr_naks %llu\n", st->rnr_naks);
@@ -367,6 +369,8 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
 	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
 	debugfs_create_bool("uar_trap", 0600, d, &sim->uar_trap);
+	debugfs_create_bool("inline", 0600, d, &sim->run_inline);
+	debugfs_create_bool("uar_store", 0600, d, &sim->uar_store);
 	debugfs_create_u32("touch_delay_us", 0600, d, &sim->touch_delay_us);
 	debugfs_create_bool("wire_peers", 0600, d, &sim->wire_peers);
 	debugfs_create_bool("ecn_np", 0600, d, &sim->ecn_np);

@@ -20,8 +20,13 @@
  * as a BAR write would: no polling for them, and no CPU taken from
  * applications busy-polling their CQs.
  * A QP waiting for a time (SIM_POLL_TIMED: a timer runs, or it waits for
- * ACKs or responses, which come in packets that kick) does not keep it
- * polling either: it sleeps until the first timer is due or a kick.
+ * ACKs or responses, which the receive softirq takes, kicking for what it
+ * leaves) does not keep it polling either: it sleeps until the first
+ * timer is due or a kick.
+ * Much of the work never reaches it: a process's send doorbell runs its
+ * QP in the process (sim_sq_doorbell()), frames run in the receive
+ * softirq (net.c), and what they leave waiting for a time arms a timer
+ * that kicks (sim_engine_due()).
  * With something else pollable (a QP in ERR, a trap that cannot be set),
  * while passes find work it runs on. Idle,
  * it first spins for a while, but only while it has its CPU to itself: an
@@ -88,6 +93,40 @@ void sim_engine_kick(struct mlx5sp_sim *sim)
 	task = READ_ONCE(sim->engine.task);
 	if (task)
 		wake_up_process(task);
+	rcu_read_unlock();
+}
+
+static enum hrtimer_restart sim_engine_due_fn(struct hrtimer *t)
+{
+	struct sim_engine *eng = container_of(t, struct sim_engine, due_timer);
+
+	sim_engine_kick(container_of(eng, struct mlx5sp_sim, engine));
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Wake the engine at @due (ktime ns) at the latest: a QP has a timer
+ * (its local ACK timeout, as a rule) that work done outside the engine
+ * started. A timer set for earlier stays. Any context.
+ */
+void sim_engine_due(struct mlx5sp_sim *sim, u64 due)
+{
+	struct sim_engine *eng = &sim->engine;
+	ktime_t at = ns_to_ktime(due);
+	unsigned long flags;
+
+	/* sim_engine_stop() cancels the timer a grace period after this */
+	rcu_read_lock();
+	if (!READ_ONCE(eng->task)) {
+		rcu_read_unlock();
+		return;
+	}
+	spin_lock_irqsave(&eng->due_lock, flags);
+	if (!hrtimer_is_queued(&eng->due_timer) ||
+	    ktime_before(at, hrtimer_get_expires(&eng->due_timer)))
+		hrtimer_start_range_ns(&eng->due_timer, at,
+				       10 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&eng->due_lock, flags);
 	rcu_read_unlock();
 }
 
@@ -228,8 +267,6 @@ static bool sim_engine_pass(struct mlx5sp_sim *sim, unsigned int *pollable)
 		return false;
 	atomic64_inc(&sim->estats.polls);
 	work = sim_engine_poll_cqs(sim, pollable);
-	/* packets in first: what they answer moves SQs below */
-	work |= sim_net_rx(eng, sim);
 	work |= sim_engine_poll_qps(eng, sim, pollable);
 	return work;
 }
@@ -495,11 +532,20 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 		err = -ENOMEM;
 		goto err_free_wire;
 	}
+	spin_lock_init(&sim->engine.due_lock);
+	hrtimer_init(&sim->engine.due_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	sim->engine.due_timer.function = sim_engine_due_fn;
+	/* and the send doorbells run in the process (sim_sq_doorbell()) */
+	sim->tx_eng.wire = kmalloc(SIM_WIRE_BUF, GFP_KERNEL);
+	if (!sim->tx_eng.wire) {
+		err = -ENOMEM;
+		goto err_free_fw_wire;
+	}
 	task = kthread_create(sim_engine_thread, sim, "mlx5sp_sim/%s",
 			      sim->name);
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
-		goto err_free_fw_wire;
+		goto err_free_tx_wire;
 	}
 	/*
 	 * Applications busy-poll their CQs: a normal thread waits for
@@ -510,6 +556,9 @@ int sim_engine_start(struct mlx5sp_sim *sim)
 	wake_up_process(task);
 	return 0;
 
+err_free_tx_wire:
+	kfree(sim->tx_eng.wire);
+	sim->tx_eng.wire = NULL;
 err_free_fw_wire:
 	kfree(sim->fw_eng.wire);
 	sim->fw_eng.wire = NULL;
@@ -528,9 +577,15 @@ void sim_engine_stop(struct mlx5sp_sim *sim)
 	WRITE_ONCE(sim->engine.task, NULL);
 	/* kickers that saw the task are done with it */
 	synchronize_rcu();
+	hrtimer_cancel(&sim->engine.due_timer);
 	kthread_stop(task);
 	kfree(sim->engine.wire);
 	sim->engine.wire = NULL;
+	/* a process ringing a doorbell now leaves it to the (gone) engine */
+	spin_lock_bh(&sim->tx_lock);
+	kfree(sim->tx_eng.wire);
+	sim->tx_eng.wire = NULL;
+	spin_unlock_bh(&sim->tx_lock);
 	/* commands still running from here on execute no more WQEs */
 	mutex_lock(&sim->fw_lock);
 	kfree(sim->fw_eng.wire);

@@ -8,6 +8,8 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/hrtimer.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "mlx5sp_sim.h"
@@ -28,6 +30,8 @@ struct sim_engine_stats {
 	atomic64_t sleeps;
 	atomic64_t uar_traps;
 	atomic64_t uar_touches;
+	atomic64_t uar_stores;
+	atomic64_t inline_runs;
 	atomic64_t uar_idle_touches;
 	atomic64_t rnr_naks;
 	atomic64_t retries;
@@ -81,12 +85,19 @@ struct sim_engine {
 	 * rcu_read_lock(), NULL outside a batch.
 	 */
 	struct sim_qp *ack_qp;
+	/*
+	 * sim->engine's only: a QP that work outside the engine left
+	 * waiting for a time (sim_sq_answer()) wakes it then.
+	 */
+	spinlock_t due_lock;		/* protects due_timer's expiry */
+	struct hrtimer due_timer;
 };
 
 /* engine.c */
 int sim_engine_start(struct mlx5sp_sim *sim);
 void sim_engine_stop(struct mlx5sp_sim *sim);
 void sim_engine_kick(struct mlx5sp_sim *sim);
+void sim_engine_due(struct mlx5sp_sim *sim, u64 due);
 void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
 
 #endif /* MLX5SP_SIM_ENGINE_H */

@@ -193,6 +193,8 @@ static void sim_engine_stats(struct mlx5sp_sim *sim,
 	st->engine_sleeps = atomic64_read(&e->sleeps);
 	st->uar_traps = atomic64_read(&e->uar_traps);
 	st->uar_touches = atomic64_read(&e->uar_touches);
+	st->uar_stores = atomic64_read(&e->uar_stores);
+	st->inline_runs = atomic64_read(&e->inline_runs);
 	st->uar_idle_touches = atomic64_read(&e->uar_idle_touches);
 	st->uar_rearm_us = div_u64(READ_ONCE(sim->engine.rearm_ns),
 				   NSEC_PER_USEC);

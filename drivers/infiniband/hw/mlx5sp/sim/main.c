@@ -26,6 +26,7 @@ static const struct mlx5sp_model_ops sim_model_ops = {
 	.write64 = sim_write64,
 	.uar_page = sim_uar_page,
 	.uar_touch = sim_uar_touch,
+	.uar_store = sim_uar_store,
 };
 
 static void sim_release_work(struct work_struct *work);
@@ -260,6 +261,8 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	strscpy(sim->name, name, sizeof(sim->name));
 	sim->params = *p;
 	sim->uar_trap = true;
+	sim->run_inline = true;
+	sim->uar_store = true;
 	sim->log_cmdq_size = p->log_cmdq_size;
 	INIT_LIST_HEAD(&sim->node);
 	spin_lock_init(&sim->reg_lock);
@@ -281,6 +284,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	sim_uctx_init(sim);
 	xa_init_flags(&sim->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sim->gid_lock);
+	spin_lock_init(&sim->tx_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
@@ -390,10 +394,12 @@ struct mlx5sp_sim *sim_create(const char *name,
 		sim->mdev.netdev = netdev;
 	}
 	/* before the watch: VLAN netdevs there already get the wire's hook */
-	sim_net_init(sim);
-	err = sim_netdev_watch(sim);
+	err = sim_net_init(sim);
 	if (err)
 		goto err_put_netdev;
+	err = sim_netdev_watch(sim);
+	if (err)
+		goto err_net_fini;
 	err = sim_engine_start(sim);
 	if (err)
 		goto err_unwatch;
@@ -420,6 +426,10 @@ err_unwatch:
 	 */
 	WRITE_ONCE(sim->destroying, true);
 	sim_netdev_unwatch(sim);
+err_net_fini:
+	/* the watch may have hooked VLAN netdevs: off them first */
+	sim_net_stop(sim);
+	sim_net_fini(sim);
 err_put_netdev:
 	if (netdev)
 		netdev_put(netdev, &sim->netdev_tracker);
@@ -521,6 +531,11 @@ static void sim_destroy_claimed(struct mlx5sp_sim *sim)
 	/* no engine reaches this device, then ours stops */
 	sim_fabric_del(sim);
 	sim_engine_stop(sim);
+	/*
+	 * Nothing makes frames any more: the NAPI that sends them and runs
+	 * those still queued goes, before the QPs they reach
+	 */
+	sim_net_fini(sim);
 	sim_stop(sim);
 
 	mutex_lock(&sim->fw_lock);

@@ -402,7 +402,7 @@ bool sim_mkey_invalidate(struct sim_mkey *mk, u32 pd, u32 qpn)
 {
 	bool ok;
 
-	spin_lock(&mk->lock);
+	spin_lock_bh(&mk->lock);
 	ok = mk->umr_en && mk->en_rinval && !mk->free && mk->pd == pd &&
 	     (mk->qpn == SIM_MKEY_ANY_QP || mk->qpn == qpn);
 	if (ok) {
@@ -410,7 +410,7 @@ bool sim_mkey_invalidate(struct sim_mkey *mk, u32 pd, u32 qpn)
 		mk->free = true;
 		write_seqcount_end(&mk->seq);
 	}
-	spin_unlock(&mk->lock);
+	spin_unlock_bh(&mk->lock);
 	return ok;
 }
 

@@ -83,6 +83,8 @@ struct mlx5sp_sim_stats {
 	u64 engine_sleeps;
 	u64 uar_traps;		/* idle: user UAR mappings taken down */
 	u64 uar_touches;	/* user UAR accesses told since (faults) */
+	u64 uar_stores;		/* user UAR stores taken in faults */
+	u64 inline_runs;	/* SQs run where their work came in */
 	u64 uar_idle_touches;	/* of those, retries: trap re-set too soon */
 	u64 uar_rearm_us;	/* the last one: from a fault to the trap */
 	u64 rnr_naks;		/* sends that found no receive WQE */

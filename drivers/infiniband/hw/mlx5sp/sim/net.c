@@ -7,9 +7,11 @@
  * an IPv6 header in layout with next header 0x1b, whatever the GIDs),
  * then the IB transport headers (wire.h), the payload and the ICRC.
  *
- * Out: built here from a QP's address path or a UD address vector and
- * handed to dev_queue_xmit() on the bound netdev, from the engine thread
- * (or a command that runs the SQ), under the QP's sq_lock or rq_lock.
+ * Out: built here from a QP's address path or a UD address vector,
+ * under the QP's sq_lock or rq_lock (in the engine thread, a command
+ * that runs the SQ, a process ringing a send doorbell or the receive
+ * softirq), queued, and handed to dev_queue_xmit() on the bound netdev by
+ * the device's NAPI (sim_net_poll()).
  *
  * In: an rx_handler on the bound netdev takes every IPv4 or IPv6 UDP
  * frame to port 4791 and every RoCE v1 frame, as a card's RoCE steering
@@ -18,7 +20,8 @@
  * network namespace the netdev lives in (rxe binds a UDP tunnel socket in
  * init_net only; a model device may be bound in any namespace). The
  * handler does nothing else: a frame goes on a bounded queue (full:
- * dropped and counted) and the engine is kicked. The engine validates it
+ * dropped and counted) and the device's NAPI is scheduled, which runs
+ * it in the same softirq, after the frames before it. It validates it
  * (lengths, version, opcode for the transport, pad, destination GID),
  * checks the ICRC (a bad one is dropped and counted), and hands it to the
  * requester (ACK, READ responses) or the responder of the QP it names.
@@ -50,7 +53,6 @@
 
 #include "sim.h"
 
-#define SIM_NET_RX_BUDGET	64	/* frames per engine pass */
 #define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
 #define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 #define SIM_DEFAULT_TTL		64
@@ -442,7 +444,22 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
 				       (p->vlan_id & VLAN_VID_MASK) |
 				       (u16)(p->prio & 0x7) << VLAN_PRIO_SHIFT);
-	dev_queue_xmit(skb);
+	if (skb_queue_len(&sim->net.txq) >= SIM_NET_TXQ_MAX) {
+		err = -ENOBUFS;
+		goto err_free_skb;
+	}
+	/*
+	 * Sent by the NAPI (sim_net_poll()): frames are made with BHs off
+	 * (under a data-path lock, or in the receive softirq), and a burst
+	 * handed to the netdev there would pile up in its per-CPU backlog,
+	 * drained only once BHs are on, and overflow it (a 1 MiB UC message
+	 * lost whole). The NAPI sends them in slices between the backlog's,
+	 * from one CPU at a time, in the order they were made.
+	 */
+	skb_queue_tail(&sim->net.txq, skb);
+	local_bh_disable();
+	napi_schedule(&sim->net.napi);
+	local_bh_enable();
 	atomic64_inc(&sim->net.st.tx_pkts);
 	return 0;
 
@@ -492,8 +509,8 @@ static bool sim_net_is_roce(struct sk_buff *skb)
 
 /*
  * Softirq: take IPv4 and IPv6 UDP frames to 4791 and RoCE v1 frames for
- * the engine, pass the rest. The checks here only tell ours from others; the engine
- * checks the rest.
+ * the device's NAPI, pass the rest. The checks here only tell ours from
+ * others; sim_net_rx_one() checks the rest.
  */
 static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 {
@@ -524,7 +541,7 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 		cb->vlan_tci = skb_vlan_tag_get(skb) & ~VLAN_CFI_MASK;
 	}
 	skb_queue_tail(&sim->net.rxq, skb);
-	sim_engine_kick(sim);
+	napi_schedule(&sim->net.napi);
 	return RX_HANDLER_CONSUMED;
 }
 
@@ -538,13 +555,13 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid, u8 version)
 	bool found = false;
 	int i;
 
-	spin_lock(&sim->gid_lock);
+	spin_lock_bh(&sim->gid_lock);
 	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
 		g = &sim->ports[0].gids[i];
 		found = g->valid && g->version == version &&
 			!memcmp(g->gid, dgid, sizeof(g->gid));
 	}
-	spin_unlock(&sim->gid_lock);
+	spin_unlock_bh(&sim->gid_lock);
 	return found;
 }
 
@@ -717,7 +734,7 @@ static bool sim_net_is_response(u8 op)
 	return op >= SIM_OP_READ_RESP_FIRST && op <= SIM_OP_ATOMIC_ACK;
 }
 
-/* One frame, in the engine under rcu_read_lock(). */
+/* One frame, in NAPI under rcu_read_lock(). */
 static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 			   struct sk_buff *skb)
 {
@@ -740,6 +757,8 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 		goto no_qp;
 	if (pkt.tr == SIM_TR_CNP) {
 		sim_cong_cnp(sim, qp);
+		/* the rate it sets is the engine's to apply */
+		sim_engine_kick(sim);
 		return;
 	}
 	/* Congestion Experienced on the way (RoCEv2): the NP answers */
@@ -761,9 +780,7 @@ static void sim_net_rx_one(struct sim_engine *eng, struct mlx5sp_sim *sim,
 	if (qp->st != MLX5_QP_ST_RC)
 		goto no_qp;
 	if (sim_net_is_response(pkt.op)) {
-		spin_lock(&qp->sq_lock);
-		sim_wire_req_rx(eng, qp, &pkt);
-		spin_unlock(&qp->sq_lock);
+		sim_sq_answer(eng, qp, &pkt);
 		return;
 	}
 	sim_wire_resp_rx(eng, qp, &pkt);
@@ -773,15 +790,25 @@ no_qp:
 	atomic64_inc(&sim->net.st.rx_no_qp);
 }
 
-/* The engine: frames that came in. Returns true if it took any. */
-bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
+/*
+ * NAPI: the frames that came in, run where they arrive, in the receive
+ * softirq, one poll at a time (frames of one flow stay in order): the
+ * responder writes, answers and completes here, the requester takes its
+ * answers (sim_sq_answer()); no engine thread stands in the path of a
+ * message. A poll is a batch: the ACK a responder holds back goes out at
+ * its end (sim_wire_ack_flush()), so a burst is acknowledged once.
+ */
+static int sim_net_poll(struct napi_struct *napi, int budget)
 {
+	struct mlx5sp_sim *sim = container_of(napi, struct mlx5sp_sim,
+					      net.napi);
+	struct sim_engine *eng = &sim->rx_eng;
 	struct sk_buff *skb;
-	int n = 0;
+	int n = 0, i;
 
 	/* one read-side section: the QP holding an ACK back stays */
 	rcu_read_lock();
-	while (n < SIM_NET_RX_BUDGET && (skb = skb_dequeue(&sim->net.rxq))) {
+	while (n < budget && (skb = skb_dequeue(&sim->net.rxq))) {
 		n++;
 		if (!sim_engine_halted(sim))
 			sim_net_rx_one(eng, sim, skb);
@@ -789,16 +816,61 @@ bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim)
 	}
 	sim_wire_ack_flush(eng);
 	rcu_read_unlock();
-	/* more than a pass takes: come back at once */
-	if (!skb_queue_empty(&sim->net.rxq))
-		atomic_set(&eng->kicked, 1);
+	for (i = 0; i < SIM_NET_TX_SLICE; i++) {
+		skb = skb_dequeue(&sim->net.txq);
+		if (!skb)
+			break;
+		dev_queue_xmit(skb);
+	}
+	/* frames left to send: polled again, after the netdev's backlog */
+	if (!skb_queue_empty(&sim->net.txq))
+		return budget;
+	if (n < budget)
+		napi_complete_done(napi, n);
 	return n;
 }
 
-/* The receive queue, before the engine that drains it starts. */
-void sim_net_init(struct mlx5sp_sim *sim)
+/*
+ * The receive side, before the watch of the netdev can hook it: the
+ * queue, the NAPI context on a dummy netdev of its own, and the scratch
+ * it runs frames with. Sleeps.
+ */
+int sim_net_init(struct mlx5sp_sim *sim)
 {
-	skb_queue_head_init(&sim->net.rxq);
+	struct sim_net *net = &sim->net;
+
+	skb_queue_head_init(&net->rxq);
+	skb_queue_head_init(&net->txq);
+	/* signature transfers pass through it (xfer.c) */
+	sim->rx_eng.wire = kmalloc(SIM_WIRE_BUF, GFP_KERNEL);
+	if (!sim->rx_eng.wire)
+		return -ENOMEM;
+	net->napi_dev = alloc_netdev_dummy(0);
+	if (!net->napi_dev) {
+		kfree(sim->rx_eng.wire);
+		sim->rx_eng.wire = NULL;
+		return -ENOMEM;
+	}
+	netif_napi_add(net->napi_dev, &net->napi, sim_net_poll);
+	napi_enable(&net->napi);
+	return 0;
+}
+
+/* After sim_net_stop() (no hook left): the NAPI context goes. Sleeps. */
+void sim_net_fini(struct mlx5sp_sim *sim)
+{
+	struct sim_net *net = &sim->net;
+
+	if (!net->napi_dev)
+		return;
+	napi_disable(&net->napi);
+	netif_napi_del(&net->napi);
+	free_netdev(net->napi_dev);
+	net->napi_dev = NULL;
+	skb_queue_purge(&net->rxq);
+	skb_queue_purge(&net->txq);
+	kfree(sim->rx_eng.wire);
+	sim->rx_eng.wire = NULL;
 }
 
 /* Put the receive hook on the bound netdev. Sleeps (RTNL). */

@@ -417,12 +417,12 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 	    t->to == MLX5_QP_STATE_SQD)
 		sim_sq_catch_up(&sim->fw_eng, qp);
 
-	spin_lock(&qp->sq_lock);
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	cur = READ_ONCE(qp->state);
 	if (sim_qp_transition(c->opcode, cur, &next)) {
-		spin_unlock(&qp->rq_lock);
-		spin_unlock(&qp->sq_lock);
+		spin_unlock_bh(&qp->rq_lock);
+		spin_unlock_bh(&qp->sq_lock);
 		return sim_fail(c, MLX5_CMD_STAT_BAD_QP_STATE_ERR,
 				MLX5SP_SIM_SYND_QP_BAD_STATE);
 	}
@@ -434,8 +434,8 @@ int sim_cmd_modify_qp(struct sim_cmd *c)
 	/* drained once it is stopped and nothing is on the wire */
 	if (next == MLX5_QP_STATE_SQD)
 		sim_qp_sq_drained(qp);
-	spin_unlock(&qp->rq_lock);
-	spin_unlock(&qp->sq_lock);
+	spin_unlock_bh(&qp->rq_lock);
+	spin_unlock_bh(&qp->sq_lock);
 
 	sim_engine_kick(sim);
 	return 0;
@@ -654,11 +654,11 @@ int sim_cmd_destroy_qp(struct sim_cmd *c)
 	xa_erase(&sim->qps, qpn);
 	sim_lim_sub(sim, SIM_LIM_QP);
 	sim_pollset_del(&sim->poll_qps, qp);
-	spin_lock(&qp->sq_lock);
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	WRITE_ONCE(qp->state, MLX5_QP_STATE_RST);
-	spin_unlock(&qp->rq_lock);
-	spin_unlock(&qp->sq_lock);
+	spin_unlock_bh(&qp->rq_lock);
+	spin_unlock_bh(&qp->sq_lock);
 	/* the engines let go of it before its buffers go back (cq.c) */
 	synchronize_rcu_expedited();
 	sim_qp_free(qp);
@@ -693,8 +693,8 @@ int sim_cmd_query_qp(struct sim_cmd *c)
 	if (!qp)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_QP_NOT_FOUND);
-	spin_lock(&qp->sq_lock);
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	memcpy(qpc, qp->qpc, sizeof(qp->qpc));
 	MLX5_SET(qpc, qpc, state, READ_ONCE(qp->state));
 	MLX5_SET(qpc, qpc, hw_sq_wqebb_counter, qp->sq_ci);
@@ -703,7 +703,7 @@ int sim_cmd_query_qp(struct sim_cmd *c)
 	MLX5_SET(qpc, qpc, hw_rq_counter, qp->rq_ci);
 	MLX5_SET(qpc, qpc, sw_rq_counter,
 		 be32_to_cpu(READ_ONCE(qp->dbr[MLX5_RCV_DBR])) & 0xffff);
-	spin_unlock(&qp->rq_lock);
-	spin_unlock(&qp->sq_lock);
+	spin_unlock_bh(&qp->rq_lock);
+	spin_unlock_bh(&qp->sq_lock);
 	return 0;
 }

@@ -20,6 +20,7 @@ struct mlx5sp_sim;
 struct sim_cmd;
 struct sim_cq;
 struct sim_engine;
+struct sim_rx_pkt;
 struct sim_gid;
 
 /* A shared receive queue: freed after a grace period, like a CQ. */
@@ -96,6 +97,12 @@ struct sim_qp {
 	bool rre, rwe, rae;
 	u8 qcnt;			/* counter_set_id; READ_ONCE in the data path */
 
+	/*
+	 * sq_lock and rq_lock, like every data-path lock of the model (CQ,
+	 * SRQ, MKEY, PSV, GID table), are taken with bottom halves off:
+	 * frames are run where they arrive, in the receive softirq (net.c).
+	 * Order: sq_lock, rq_lock, then the CQ's.
+	 */
 	spinlock_t sq_lock;		/* protects the requester below */
 	u16 sq_ci;			/* next basic block to execute */
 	enum sim_sq_wait wait;
@@ -160,6 +167,9 @@ void sim_qp_set_error(struct sim_qp *qp);
 
 /* sq.c: the requester */
 bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp);
+bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val);
+void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
+		   const struct sim_rx_pkt *pkt);
 u64 sim_sq_due(struct sim_qp *qp);
 void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp);
 bool sim_sq_flush(struct sim_qp *qp);

@@ -69,9 +69,9 @@ int sim_cmd_set_roce_address(struct sim_cmd *c)
 	/* an all-zero entry is how the driver deletes a GID */
 	gid.valid = !!memchr_inv(gid.gid, 0, sizeof(gid.gid));
 
-	spin_lock(&sim->gid_lock);
+	spin_lock_bh(&sim->gid_lock);
 	sim->ports[port - 1].gids[index] = gid;
-	spin_unlock(&sim->gid_lock);
+	spin_unlock_bh(&sim->gid_lock);
 	sim_fabric_changed();
 	return 0;
 }
@@ -92,9 +92,9 @@ int sim_cmd_query_roce_address(struct sim_cmd *c)
 					vhca_port_num), &port);
 	if (err)
 		return err;
-	spin_lock(&sim->gid_lock);
+	spin_lock_bh(&sim->gid_lock);
 	gid = sim->ports[port - 1].gids[index];
-	spin_unlock(&sim->gid_lock);
+	spin_unlock_bh(&sim->gid_lock);
 	if (!gid.valid)
 		return 0;
 
@@ -111,9 +111,9 @@ int sim_cmd_query_roce_address(struct sim_cmd *c)
 
 void sim_roce_reset(struct mlx5sp_sim *sim)
 {
-	spin_lock(&sim->gid_lock);
+	spin_lock_bh(&sim->gid_lock);
 	memset(sim->ports, 0, sizeof(sim->ports));
-	spin_unlock(&sim->gid_lock);
+	spin_unlock_bh(&sim->gid_lock);
 	sim_fabric_changed();
 	xa_destroy(&sim->tds);
 }

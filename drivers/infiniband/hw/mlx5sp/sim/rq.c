@@ -693,9 +693,9 @@ int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
 {
 	int res;
 
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	res = sim_rq_execute_locked(eng, qp, r);
-	spin_unlock(&qp->rq_lock);
+	spin_unlock_bh(&qp->rq_lock);
 	return res;
 }
 
@@ -759,7 +759,7 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 	u8 grh[SIM_GRH_LEN], l3;
 	u16 idx;
 
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	if (!sim_rq_receiving(qp) || r->qkey != qp->qkey)
 		goto unlock;
 	synd = sim_rq_take(qp, &eng->rsgl, &idx);
@@ -798,7 +798,7 @@ int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 	sim_rq_cqe(qp, &ci, idx);
 	res = SIM_RESP_OK;
 unlock:
-	spin_unlock(&qp->rq_lock);
+	spin_unlock_bh(&qp->rq_lock);
 	return res;
 }
 
@@ -833,7 +833,7 @@ bool sim_rq_flush(struct sim_qp *qp)
 	bool work = false;
 	u16 n, pi;
 
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	if (qp->srq) {
 		/* the WQE a SEND in progress took is the QP's to flush */
 		if (qp->wresp.rq_held &&
@@ -862,6 +862,6 @@ bool sim_rq_flush(struct sim_qp *qp)
 	/* a record beyond the queue: what was not posted is not flushed */
 	qp->rq_ci = pi;
 unlock:
-	spin_unlock(&qp->rq_lock);
+	spin_unlock_bh(&qp->rq_lock);
 	return work;
 }

@@ -953,18 +953,18 @@ u64 sim_psv_get_ts(struct sim_psv *psv)
 {
 	u64 ts;
 
-	spin_lock(&psv->lock);
+	spin_lock_bh(&psv->lock);
 	ts = psv->ts;
-	spin_unlock(&psv->lock);
+	spin_unlock_bh(&psv->lock);
 	return ts;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_psv_get_ts);
 
 void sim_psv_set_ts(struct sim_psv *psv, u64 ts)
 {
-	spin_lock(&psv->lock);
+	spin_lock_bh(&psv->lock);
 	psv->ts = ts;
-	spin_unlock(&psv->lock);
+	spin_unlock_bh(&psv->lock);
 }
 
 u8 sim_psv_set_wqe(struct mlx5sp_sim *sim, u32 pd,

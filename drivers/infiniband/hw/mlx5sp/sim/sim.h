@@ -281,6 +281,11 @@ struct mlx5sp_sim {
 	struct sim_engine engine;	/* owned by the engine thread */
 	/* scratch of the WQEs a command runs (sim_sq_catch_up); fw_lock */
 	struct sim_engine fw_eng;
+	/* scratch of the frames the receive softirq runs (net.c's NAPI) */
+	struct sim_engine rx_eng;
+	/* scratch of the send doorbells run in the process (sim_sq_doorbell()) */
+	spinlock_t tx_lock;		/* protects tx_eng; tried, never waited for */
+	struct sim_engine tx_eng;
 	struct sim_engine_stats estats;
 
 	/* WQEs that run on past a signature error (debugfs sig_runon) */
@@ -294,6 +299,18 @@ struct mlx5sp_sim {
 	 * them (debugfs uar_trap, default on; off: poll, to compare)
 	 */
 	bool uar_trap;
+	/*
+	 * Work runs where it arrives: a requester's last answer runs its SQ
+	 * in the receive softirq (debugfs inline, default on; off: the
+	 * engine does, to compare).
+	 */
+	bool run_inline;
+	/*
+	 * User UAR stores are taken as the driver executes them in the
+	 * fault (sim_uar_store(); debugfs uar_store, default on; off: the
+	 * driver maps the page and tells, sim_uar_touch()).
+	 */
+	bool uar_store;
 	/*
 	 * A user access's fault is this slow between telling the model and
 	 * mapping the page (debugfs touch_delay_us, a test's knob: a task
@@ -400,6 +417,8 @@ void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
 void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val);
 struct page *sim_uar_page(struct mlx5sp_model_dev *mdev, u32 index);
 void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset);
+bool sim_uar_store(struct mlx5sp_model_dev *mdev, u32 index, u32 offset,
+		   u64 val, unsigned int size);
 /*
  * What sim_uar_touch() puts where a faulting store goes: no doorbell
  * libmlx5 writes is all ones (a CQ number or QPN 0xffffff).

@@ -1156,25 +1156,24 @@ u64 sim_sq_due(struct sim_qp *qp)
 {
 	u64 due = U64_MAX;
 
-	spin_lock(&qp->sq_lock);
+	spin_lock_bh(&qp->sq_lock);
 	if (qp->ack_n)
 		due = qp->acks[qp->ack_head].due;
 	if (qp->wait != SIM_SQ_RUN)
 		due = min(due, qp->wait_until);
 	if (qp->wreq.win_n)
 		due = min(due, qp->wreq.win_due);
-	spin_unlock(&qp->sq_lock);
+	spin_unlock_bh(&qp->sq_lock);
 	return due;
 }
 
-/* Under rcu_read_lock(). Returns true if it did anything. */
-bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+/* Under sq_lock and rcu_read_lock(). Returns true if it did anything. */
+static bool __sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 {
 	bool work = false;
 	u8 state;
 	u16 pi;
 
-	spin_lock(&qp->sq_lock);
 	state = READ_ONCE(qp->state);
 	if (!qp->sq_wqe_cnt)
 		goto unlock;
@@ -1208,8 +1207,151 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 		work = true;
 	}
 unlock:
-	spin_unlock(&qp->sq_lock);
 	return work;
+}
+
+/* Under rcu_read_lock(). Returns true if it did anything. */
+bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
+{
+	bool work;
+
+	spin_lock_bh(&qp->sq_lock);
+	work = __sim_sq_process(eng, qp);
+	spin_unlock_bh(&qp->sq_lock);
+	return work;
+}
+
+/* Nothing of the QP on the wire, nothing waiting for a time. Under sq_lock. */
+static bool sim_sq_wire_idle(const struct sim_qp *qp)
+{
+	return !qp->wreq.win_n && !qp->wreq.busy && !qp->ack_n &&
+	       qp->wait == SIM_SQ_RUN && !qp->sig_draining &&
+	       !qp->sq_drain_pending;
+}
+
+/*
+ * Has every request on the wire been answered (the answer just taken
+ * included)? Then nothing of the QP is in flight once sq.c has taken the
+ * answers in. Under sq_lock.
+ */
+static bool sim_sq_all_answered(const struct sim_qp *qp)
+{
+	const struct sim_wire_req *wq = &qp->wreq;
+
+	if (qp->ack_n || qp->wait != SIM_SQ_RUN || qp->sig_draining)
+		return false;
+	if (wq->win_n)
+		return wq->next == SIM_WIRE_WAITING && wq->una == wq->snd_psn;
+	return wq->busy && wq->next == SIM_WIRE_ANSWERED;
+}
+
+/*
+ * After __sim_sq_process() in NAPI: does the QP need the engine (work
+ * left, an error to flush, SQD), or only a time (@due: its timers)?
+ * Under sq_lock.
+ */
+static bool sim_sq_wants_engine(struct sim_qp *qp, u64 *due)
+{
+	u16 pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
+
+	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || qp->sig_draining ||
+	    qp->sq_drain_pending || qp->sq_ci != pi)
+		return true;
+	*due = U64_MAX;
+	if (qp->ack_n)
+		*due = qp->acks[qp->ack_head].due;
+	if (qp->wait != SIM_SQ_RUN)
+		*due = min(*due, qp->wait_until);
+	if (qp->wreq.win_n)
+		*due = min(*due, qp->wreq.win_due);
+	else if (qp->wreq.busy)
+		return true;
+	return false;
+}
+
+/*
+ * Wake the engine for what __sim_sq_process() left outside it: work at
+ * once, a timer at its time. Under rcu_read_lock(), not under sq_lock.
+ */
+static void sim_sq_after_inline(struct mlx5sp_sim *sim, bool kick, u64 due)
+{
+	atomic64_inc(&sim->estats.inline_runs);
+	if (kick)
+		sim_engine_kick(sim);
+	else if (due != U64_MAX)
+		sim_engine_due(sim, due);
+}
+
+/*
+ * A user send doorbell on UAR @uar ([be32 opmod_idx_opcode][be32 qpn_ds],
+ * the WQE's first 8 bytes, in memory order), in the process that rang it
+ * (sim_uar_store()). The QP it names runs here, its frames going out from
+ * this CPU, when nothing of it is on the wire (else the engine, sending
+ * from another, could have frames of the QP pass each other in the
+ * netdev's per-CPU queues). False when the engine must run it: the QP not
+ * idle or not on @uar, the scratch taken by another process, debugfs
+ * inline off. Under rcu_read_lock(); process context.
+ */
+bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
+{
+	struct sim_engine *eng = &sim->tx_eng;
+	bool ran = false, kick = true;
+	u64 due = U64_MAX;
+	struct sim_qp *qp;
+	__be32 w[2];
+
+	memcpy(w, &val, sizeof(w));
+	if (!READ_ONCE(sim->run_inline) || sim_engine_halted(sim))
+		return false;
+	qp = sim_qp_lookup(sim, be32_to_cpu(w[1]) >> 8);
+	if (!qp || qp->uar != uar || READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
+		return false;
+	if (!spin_trylock_bh(&sim->tx_lock))
+		return false;
+	spin_lock_bh(&qp->sq_lock);
+	if (eng->wire && qp->sq_wqe_cnt && sim_sq_wire_idle(qp)) {
+		__sim_sq_process(eng, qp);
+		kick = sim_sq_wants_engine(qp, &due);
+		ran = true;
+	}
+	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_bh(&sim->tx_lock);
+	if (ran)
+		sim_sq_after_inline(sim, kick, due);
+	return ran;
+}
+
+/*
+ * An answer for the requester (ACK, NAK, READ response, atomic ACK), in
+ * NAPI under rcu_read_lock(). When it was the last one outstanding the
+ * SQ runs here, where it arrived: completions, and the WQEs posted
+ * meanwhile go out (from this CPU alone: nothing of the QP is on the wire
+ * from another, so no frame of it can pass another in the netdev's
+ * per-CPU queues). The engine sleeps on: woken for work left, or by a
+ * timer for a time (the window's local ACK timeout). Otherwise (answers
+ * still to come: a window in flight) the engine runs the SQ, as ever.
+ */
+void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
+		   const struct sim_rx_pkt *pkt)
+{
+	struct mlx5sp_sim *sim = qp->sim;
+	bool ran = false, kick = true;
+	u64 due = U64_MAX;
+
+	spin_lock_bh(&qp->sq_lock);
+	sim_wire_req_rx(eng, qp, pkt);
+	if (READ_ONCE(sim->run_inline) && qp->sq_wqe_cnt &&
+	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS &&
+	    sim_sq_all_answered(qp)) {
+		__sim_sq_process(eng, qp);
+		kick = sim_sq_wants_engine(qp, &due);
+		ran = true;
+	}
+	spin_unlock_bh(&qp->sq_lock);
+	if (ran)
+		sim_sq_after_inline(sim, kick, due);
+	else
+		sim_engine_kick(sim);
 }
 
 /*
@@ -1273,9 +1415,9 @@ void sim_sq_catch_up(struct sim_engine *eng, struct sim_qp *qp)
 	target = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
 	while (more) {
 		rcu_read_lock();
-		spin_lock(&qp->sq_lock);
+		spin_lock_bh(&qp->sq_lock);
 		more = sim_sq_catch_up_batch(eng, qp, target, &left);
-		spin_unlock(&qp->sq_lock);
+		spin_unlock_bh(&qp->sq_lock);
 		rcu_read_unlock();
 		if (more)
 			cond_resched();
@@ -1289,7 +1431,7 @@ bool sim_sq_flush(struct sim_qp *qp)
 	struct sim_wqe w;
 	u16 pi;
 
-	spin_lock(&qp->sq_lock);
+	spin_lock_bh(&qp->sq_lock);
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_ERR || !qp->sq_wqe_cnt)
 		goto unlock;
 	qp->wait = SIM_SQ_RUN;
@@ -1317,6 +1459,6 @@ bool sim_sq_flush(struct sim_qp *qp)
 		work = true;
 	}
 unlock:
-	spin_unlock(&qp->sq_lock);
+	spin_unlock_bh(&qp->sq_lock);
 	return work;
 }

@@ -182,7 +182,7 @@ int sim_cmd_query_srq(struct sim_cmd *c)
 	if (!srq)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_SRQ_NOT_FOUND);
-	spin_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	MLX5_SET(srqc, srqc, state, MLX5_SRQC_STATE_GOOD);
 	MLX5_SET(srqc, srqc, log_srq_size, srq->log_size);
 	MLX5_SET(srqc, srqc, log_rq_stride, srq->stride_shift - 4);
@@ -192,7 +192,7 @@ int sim_cmd_query_srq(struct sim_cmd *c)
 	MLX5_SET(srqc, srqc, lwm, srq->armed ? srq->lwm : 0);
 	MLX5_SET(srqc, srqc, wqe_cnt, sim_srq_avail(srq));
 	MLX5_SET64(srqc, srqc, dbr_addr, srq->dbr_addr);
-	spin_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 	return 0;
 }
 
@@ -232,12 +232,12 @@ int sim_cmd_arm_rq(struct sim_cmd *c)
 	if (lwm >= srq->nent)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_SRQ_BAD_LWM);
-	spin_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	srq->lwm = lwm;
 	srq->armed = lwm != 0;
 	/* below the mark already: the event is due at once */
 	fire = sim_srq_limit_due(srq);
-	spin_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 	if (fire)
 		sim_srq_limit_event(srq);
 	return 0;
@@ -287,9 +287,9 @@ int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx)
 	struct mlx5_wqe_srq_next_seg *next;
 	bool fire;
 
-	spin_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	if (!sim_srq_avail(srq)) {
-		spin_unlock(&srq->lock);
+		spin_unlock_bh(&srq->lock);
 		return -1;
 	}
 	*idx = srq->head;
@@ -298,7 +298,7 @@ int sim_srq_take(struct sim_srq *srq, u32 qpn, struct sim_sgl *sgl, u16 *idx)
 		    (srq->nent - 1);
 	srq->ci++;
 	fire = sim_srq_limit_due(srq);
-	spin_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 	if (fire)
 		sim_srq_limit_event(srq);
 	return sgl ? sim_srq_scatter_list(srq, *idx, qpn, sgl) : 0;
@@ -308,8 +308,8 @@ bool sim_srq_has_wqe(struct sim_srq *srq)
 {
 	bool avail;
 
-	spin_lock(&srq->lock);
+	spin_lock_bh(&srq->lock);
 	avail = sim_srq_avail(srq);
-	spin_unlock(&srq->lock);
+	spin_unlock_bh(&srq->lock);
 	return avail;
 }

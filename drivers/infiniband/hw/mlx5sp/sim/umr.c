@@ -505,9 +505,9 @@ u8 sim_umr_execute(struct mlx5sp_sim *sim, struct sim_sgl *scratch, u32 pd,
 	    (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT &&
 	     mk->access_mode != MLX5_MKC_ACCESS_MODE_KLMS))
 		return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-	spin_lock(&mk->lock);
+	spin_lock_bh(&mk->lock);
 	synd = sim_umr_apply(sim, scratch, mk, &u, pd, qpn);
-	spin_unlock(&mk->lock);
+	spin_unlock_bh(&mk->lock);
 	return synd;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_umr_execute);

@@ -19,6 +19,7 @@
 #include <linux/atomic.h>
 #include <linux/if_ether.h>
 #include <linux/mlx5/qp.h>
+#include <linux/netdevice.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
@@ -41,7 +42,9 @@ struct sim_resp_req;
 #define SIM_ICRC_LEN		4
 #define SIM_WIRE_MAX_MSG	SZ_1M	/* a signature key's message, whole */
 #define SIM_MSG_MAX		SZ_1G	/* caps.c's log_max_msg */
-#define SIM_NET_RXQ_MAX		2048	/* frames waiting for the engine */
+#define SIM_NET_RXQ_MAX		2048	/* frames waiting for the NAPI */
+#define SIM_NET_TXQ_MAX		8192	/* frames it has yet to send */
+#define SIM_NET_TX_SLICE	64	/* sent per poll: the backlog's weight */
 
 /* BTH opcode: transport in the top 3 bits, operation in the low 5 */
 #define SIM_TR_RC		0x00
@@ -341,7 +344,11 @@ struct sim_net_stats {
 /* The wire of a device: its receive hook and queue (net.c). */
 struct sim_net {
 	bool up;			/* rx_handler registered */
-	struct sk_buff_head rxq;	/* its own lock; frames for the engine */
+	struct sk_buff_head rxq;	/* its own lock; frames for the NAPI */
+	struct sk_buff_head txq;	/* its own lock; frames it sends */
+	/* runs them (sim_net_poll(), with sim->rx_eng), on a dummy netdev */
+	struct napi_struct napi;
+	struct net_device *napi_dev;
 	struct sim_net_stats st;
 };
 
@@ -390,7 +397,8 @@ struct sim_tx_pkt {
 	bool becn;			/* a CNP's */
 };
 
-void sim_net_init(struct mlx5sp_sim *sim);
+int sim_net_init(struct mlx5sp_sim *sim);
+void sim_net_fini(struct mlx5sp_sim *sim);
 int sim_net_start(struct mlx5sp_sim *sim);
 void sim_net_stop(struct mlx5sp_sim *sim);
 void sim_net_vlan_add(struct mlx5sp_sim *sim, struct net_device *vdev);
@@ -402,7 +410,6 @@ bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
 int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		 const struct sim_tx_pkt *t, struct sim_cur *payload,
 		 u32 paylen);
-bool sim_net_rx(struct sim_engine *eng, struct mlx5sp_sim *sim);
 void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim);
 u32 sim_wire_mtu(const struct sim_qp *qp);
 u16 sim_wire_op_hdrs(u8 op);

@@ -129,12 +129,12 @@ void sim_wire_ack_flush(struct sim_engine *eng)
 	if (!qp)
 		return;
 	eng->ack_qp = NULL;
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	if (sim_engine_halted(qp->sim))
 		qp->wresp.ack_pending = false;
 	else
 		sim_wire_ack_flush_qp(qp);
-	spin_unlock(&qp->rq_lock);
+	spin_unlock_bh(&qp->rq_lock);
 }
 
 static void sim_wire_nak(struct sim_qp *qp, u32 psn, u8 code)
@@ -705,7 +705,7 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 
 	if (eng->ack_qp != qp)
 		sim_wire_ack_flush(eng);
-	spin_lock(&qp->rq_lock);
+	spin_lock_bh(&qp->rq_lock);
 	if (!sim_wire_receiving(qp)) {
 		atomic64_inc(&st->rx_no_qp);
 		goto unlock;
@@ -769,7 +769,7 @@ void sim_wire_resp_rx(struct sim_engine *eng, struct sim_qp *qp,
 		break;
 	}
 unlock:
-	spin_unlock(&qp->rq_lock);
+	spin_unlock_bh(&qp->rq_lock);
 }
 
 /* A datagram for a UD QP or the GSI QP. */
