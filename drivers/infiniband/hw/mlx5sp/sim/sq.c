@@ -895,19 +895,20 @@ u8 sim_sq_head_req(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /*
- * Go back to una: the WQE holding it from that packet on, then every
- * later one. They are still in the SQ: decoded again, their gather lists
- * too; one that no longer decodes (a key now invalid) is not sent, and
- * fails when it is the oldest.
+ * Go back to una: the WQE holding it from that packet on, then later
+ * ones, @max WQEs in all. They are still in the SQ: decoded again, their
+ * gather lists too; one that no longer decodes (a key now invalid) is not
+ * sent, and fails when it is the oldest.
  */
-static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp)
+static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp,
+			      u8 max)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_resp_req r;
 	struct sim_wire_wqe *e;
 	u8 i, synd;
 
-	for (i = 0; i < wq->win_n; i++) {
+	for (i = 0; i < wq->win_n && i < max; i++) {
 		e = &wq->win[(wq->win_head + i) % SIM_WIRE_WINDOW];
 		if (e->err)
 			break;
@@ -935,6 +936,8 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 	if (!wq->win_n)
 		return false;
 	work = sim_sq_win_acked(qp);
+	if (!wq->win_n)
+		wq->win_probe = false;
 	if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
 		return work;
 	now = ktime_get_ns();
@@ -944,6 +947,15 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 		qp->retry_left = qp->retry_count;
 		if (wq->next == SIM_WIRE_WAITING)
 			wq->win_due = now + sim_sq_ack_ns(qp);
+		/* the probe got through: the rest of the window goes again */
+		if (wq->win_probe && wq->next == SIM_WIRE_WAITING) {
+			wq->win_probe = false;
+			sim_sq_win_resend(eng, qp, SIM_WIRE_WINDOW);
+			sim_sq_win_acked(qp);
+			work = true;
+			if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
+				return work;
+		}
 	}
 	switch (wq->next) {
 	case SIM_WIRE_ANSWERED:
@@ -986,9 +998,17 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 		break;
 	}
 	atomic64_inc(&qp->sim->net.st.retransmits);
+	/*
+	 * After a local ACK timeout only the oldest WQE goes again (a
+	 * probe), the rest once an answer moves una: a peer slower than the
+	 * timer (rxe on the debug kernel) answered duplicates of whole-window
+	 * resends one by one, each timeout added a window more, and una never
+	 * moved before retry_cnt ran out (56-wire-loss's window step).
+	 */
+	wq->win_probe = wq->next == SIM_WIRE_WAITING;
 	wq->next = SIM_WIRE_WAITING;
 	wq->win_due = now + sim_sq_ack_ns(qp);
-	sim_sq_win_resend(eng, qp);
+	sim_sq_win_resend(eng, qp, wq->win_probe ? 1 : SIM_WIRE_WINDOW);
 	/* the oldest could not be sent again: it fails now */
 	sim_sq_win_acked(qp);
 	return true;
@@ -1221,32 +1241,20 @@ bool sim_sq_process(struct sim_engine *eng, struct sim_qp *qp)
 	return work;
 }
 
-/* Nothing of the QP on the wire, nothing waiting for a time. Under sq_lock. */
-static bool sim_sq_wire_idle(const struct sim_qp *qp)
-{
-	return !qp->wreq.win_n && !qp->wreq.busy && !qp->ack_n &&
-	       qp->wait == SIM_SQ_RUN && !qp->sig_draining &&
-	       !qp->sq_drain_pending;
-}
-
 /*
- * Has every request on the wire been answered (the answer just taken
- * included)? Then nothing of the QP is in flight once sq.c has taken the
- * answers in. Under sq_lock.
+ * May the SQ run outside the engine? Not while completions wait for the
+ * device's ack_delay_us, nor while it stops for a signature error or
+ * drains for SQD: the engine sees those through. Its frames may go out
+ * from anywhere: they are queued in the order they are made and sent by
+ * the device's NAPI (net.c). Under sq_lock.
  */
-static bool sim_sq_all_answered(const struct sim_qp *qp)
+static bool sim_sq_may_run_inline(const struct sim_qp *qp)
 {
-	const struct sim_wire_req *wq = &qp->wreq;
-
-	if (qp->ack_n || qp->wait != SIM_SQ_RUN || qp->sig_draining)
-		return false;
-	if (wq->win_n)
-		return wq->next == SIM_WIRE_WAITING && wq->una == wq->snd_psn;
-	return wq->busy && wq->next == SIM_WIRE_ANSWERED;
+	return !qp->ack_n && !qp->sig_draining && !qp->sq_drain_pending;
 }
 
 /*
- * After __sim_sq_process() in NAPI: does the QP need the engine (work
+ * After __sim_sq_process() outside the engine: does the QP need it (work
  * left, an error to flush, SQD), or only a time (@due: its timers)?
  * Under sq_lock.
  */
@@ -1255,7 +1263,13 @@ static bool sim_sq_wants_engine(struct sim_qp *qp, u64 *due)
 	u16 pi = be32_to_cpu(READ_ONCE(qp->dbr[MLX5_SND_DBR])) & 0xffff;
 
 	if (READ_ONCE(qp->state) != MLX5_QP_STATE_RTS || qp->sig_draining ||
-	    qp->sq_drain_pending || qp->sq_ci != pi)
+	    qp->sq_drain_pending)
+		return true;
+	/*
+	 * WQEs left: with requests on the wire their answers run the rest
+	 * (sim_sq_answer()); with none, nothing else would
+	 */
+	if (qp->sq_ci != pi && !qp->wreq.win_n)
 		return true;
 	*due = U64_MAX;
 	if (qp->ack_n)
@@ -1285,12 +1299,10 @@ static void sim_sq_after_inline(struct mlx5sp_sim *sim, bool kick, u64 due)
 /*
  * A user send doorbell on UAR @uar ([be32 opmod_idx_opcode][be32 qpn_ds],
  * the WQE's first 8 bytes, in memory order), in the process that rang it
- * (sim_uar_store()). The QP it names runs here, its frames going out from
- * this CPU, when nothing of it is on the wire (else the engine, sending
- * from another, could have frames of the QP pass each other in the
- * netdev's per-CPU queues). False when the engine must run it: the QP not
- * idle or not on @uar, the scratch taken by another process, debugfs
- * inline off. Under rcu_read_lock(); process context.
+ * (sim_uar_store()). The QP it names runs here. False when the engine
+ * must run it: the QP not on @uar or not to run outside the engine
+ * (sim_sq_may_run_inline()), the scratch taken by another process,
+ * debugfs inline off. Under rcu_read_lock(); process context.
  */
 bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 {
@@ -1309,7 +1321,7 @@ bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 	if (!spin_trylock_bh(&sim->tx_lock))
 		return false;
 	spin_lock_bh(&qp->sq_lock);
-	if (eng->wire && qp->sq_wqe_cnt && sim_sq_wire_idle(qp)) {
+	if (eng->wire && qp->sq_wqe_cnt && sim_sq_may_run_inline(qp)) {
 		__sim_sq_process(eng, qp);
 		kick = sim_sq_wants_engine(qp, &due);
 		ran = true;
@@ -1323,13 +1335,11 @@ bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 
 /*
  * An answer for the requester (ACK, NAK, READ response, atomic ACK), in
- * NAPI under rcu_read_lock(). When it was the last one outstanding the
- * SQ runs here, where it arrived: completions, and the WQEs posted
- * meanwhile go out (from this CPU alone: nothing of the QP is on the wire
- * from another, so no frame of it can pass another in the netdev's
- * per-CPU queues). The engine sleeps on: woken for work left, or by a
- * timer for a time (the window's local ACK timeout). Otherwise (answers
- * still to come: a window in flight) the engine runs the SQ, as ever.
+ * NAPI under rcu_read_lock(). The SQ runs here, where it arrived: the
+ * completions it allows, and the WQEs posted meanwhile or waiting for
+ * room in the window go out. The engine sleeps on: woken for work left
+ * that no answer will run, or by a timer for a time (the window's local
+ * ACK timeout).
  */
 void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
 		   const struct sim_rx_pkt *pkt)
@@ -1342,7 +1352,7 @@ void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
 	sim_wire_req_rx(eng, qp, pkt);
 	if (READ_ONCE(sim->run_inline) && qp->sq_wqe_cnt &&
 	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS &&
-	    sim_sq_all_answered(qp)) {
+	    sim_sq_may_run_inline(qp)) {
 		__sim_sq_process(eng, qp);
 		kick = sim_sq_wants_engine(qp, &due);
 		ran = true;

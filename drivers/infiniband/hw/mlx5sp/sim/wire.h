@@ -241,6 +241,7 @@ struct sim_wire_req {
 	u8 win_n;		/* WQEs in flight; never with busy */
 	u8 win_rd_atomic;	/* ... READs and atomics (at most the QPC's sra) */
 	bool win_progress;	/* una moved: the timer starts again */
+	bool win_probe;		/* timed out: only the oldest WQE went again */
 	bool implied;		/* went back to implied_una at once already */
 	u32 implied_una;
 	u64 win_due;		/* ktime ns: the local ACK or RNR timer */
