@@ -171,6 +171,7 @@ static void sim_qp_decode(struct sim_qp *qp)
 	qp->port = MLX5_GET(ads, path, vhca_port_num) ?: 1;
 	qp->sgid_index = MLX5_GET(ads, path, src_addr_index);
 	memcpy(qp->rgid, MLX5_ADDR_OF(ads, path, rgid_rip), sizeof(qp->rgid));
+	qp->peer_gen = 0;	/* looked up again (generations start at 1) */
 	qp->ack_timeout = MLX5_GET(ads, path, ack_timeout);
 	qp->remote_qpn = MLX5_GET(qpc, qp->qpc, remote_qpn);
 	qp->qkey = MLX5_GET(qpc, qp->qpc, q_key);
@@ -330,6 +331,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 		qp->wait = SIM_SQ_RUN;
 		qp->rd_atomic_inflight = 0;
 		qp->peer_sim = NULL;
+		qp->peer_gen = 0;
 		/* what was not acknowledged is gone with the QP's state */
 		qp->ack_head = 0;
 		qp->ack_n = 0;

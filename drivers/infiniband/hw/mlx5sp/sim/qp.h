@@ -129,7 +129,7 @@ struct sim_qp {
 	/* in SQD with WQEs still on the wire: SQ_DRAINED once they are done */
 	bool sq_drain_pending;
 	struct mlx5sp_sim *peer_sim;	/* cached fabric lookup ... */
-	u32 peer_gen;			/* ... valid while the fabric is at it */
+	u32 peer_gen;			/* ... valid while the fabric is at it; 0: none */
 
 	/* RoCEv2: the requester's packets and PSNs, under sq_lock */
 	struct sim_wire_req wreq;

@@ -244,13 +244,17 @@ static u64 sim_max_msg(const struct sim_qp *qp)
 	return BIT_ULL(qp->log_msg_max ?: 30);
 }
 
-/* The peer of an RC QP: cached per fabric generation. Under RCU. */
+/*
+ * The peer of an RC QP: the device owning its GID, cached per fabric
+ * generation, none (a peer on the wire) as well: the lookup walks every
+ * device's GID table. Under RCU.
+ */
 static struct sim_qp *sim_sq_peer(struct sim_qp *qp)
 {
 	u32 gen = sim_fabric_gen();
 	struct sim_qp *peer;
 
-	if (!qp->peer_sim || qp->peer_gen != gen) {
+	if (qp->peer_gen != gen) {
 		qp->peer_sim = sim_fabric_find_gid(qp->rgid, qp->sim);
 		qp->peer_gen = gen;
 	}
