@@ -11,8 +11,9 @@
  * Each round connects an RC QP on DEV to one on PEER_DEV (DEV by
  * default), posts receives on the peer, posts 1 to MAX_MSG SENDs on the
  * first QP through libmlx5's user doorbells (the doorbell record, then a
- * BlueFlame write of one inline WQE per post in even rounds, a doorbell
- * write after a chain of WRs in odd rounds) and at once moves or
+ * doorbell store per post of one inline WQE in even rounds, one after a
+ * chain of WRs in odd rounds; a write-combining UAR of a card takes the
+ * inline WQE by BlueFlame, a model's UAR is not one) and at once moves or
  * destroys it. Every message must reach the peer's receive with its data;
  * after ERR and SQD every SEND completes successfully (and SQD raises
  * SQ_DRAINED). ROUNDS (200) rounds for each of the four.
@@ -203,7 +204,7 @@ static void post_recvs(int n)
 	}
 }
 
-/* Even rounds: one inline WQE a post (BlueFlame); odd: one chain. */
+/* Even rounds: one inline WQE a post (BlueFlame on a card); odd: a chain. */
 static void post_sends(int round, int n)
 {
 	struct ibv_send_wr wr[MAX_MSG], *bad;
@@ -320,7 +321,7 @@ static int round_ok(enum how how, int round)
 	if (got == n && !bad && sent == n && same)
 		return 0;
 	printf("  round %d, %d SENDs (%s): %d received, %d receive errors, %d completed well, %d send errors%s\n",
-	       round, n, round & 1 ? "chain" : "BlueFlame", got, bad,
+	       round, n, round & 1 ? "chain" : "one a post", got, bad,
 	       sent, sbad, same ? "" : ", data differs");
 	return 1;
 }
