@@ -8,6 +8,10 @@
 # a replay command (in the results, fuzz/replay.sh, with the last 20000
 # calls of each process in fuzz/journal.P). Before it, --regress
 # replays what earlier runs found (DEVX creates shorter than their layout).
+# --connect 3 (FUZZ_ARGS overrides) takes QPs to RTS on themselves now and
+# then, so that posted and raw WQEs execute: user doorbell stores run in
+# the UAR fault and their QPs in the posting process (the "campaign:"
+# line counts both).
 # `make fuzz` is the long form. The program comes from `make userprogs`
 # (.build/tests/fuzz_verbs); without it, it is built here into /var/tmp.
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -51,8 +55,10 @@ rc=0
 timeout 60 "$prog" fz0 --regress || rc=$?
 [ $rc = 0 ] || die "fuzz_verbs --regress: status $rc"
 timeout ${FUZZ_TIMEOUT:-900} "$prog" fz0 --seed "$seed" --calls "$calls" \
-	--procs "$procs" --journal "$jlocal" ${FUZZ_ARGS:-} || rc=$?
+	--procs "$procs" --journal "$jlocal" ${FUZZ_ARGS---connect 3} || rc=$?
 keep_journals
+st=$simfs/fz0/stats
+echo "campaign: fuzz doorbells: $(awk '$1 == "uar_stores" { print $2 }' "$st") stores executed in the UAR fault, $(awk '$1 == "uar_touches" { print $2 }' "$st") that mapped the page, $(awk '$1 == "inline_runs" { print $2 }' "$st") SQ runs in the posting process"
 
 rdma link delete fz0 || die "rdma link delete failed"
 ip link del fzdummy0
