@@ -679,6 +679,29 @@ static bool cqe_fits(struct mlx5sp_cq *cq, struct mlx5sp_qp *qp, u8 opcode)
 }
 
 /*
+ * Does the WQE counter @wqe of a CQE name work @qp still has outstanding?
+ * A requester's: a WQE between the last one completed and the producer
+ * (16-bit basic block numbers); a responder's on a receive queue: the
+ * oldest receive, whose number a ConnectX writes, so a counter behind it
+ * is a completion seen already (an SRQ's WQEs are checked by index,
+ * mlx5sp_srq_free_wqe()). Under cq->lock.
+ */
+static bool cqe_outstanding(struct mlx5sp_qp *qp, u8 opcode, u16 wqe)
+{
+	struct mlx5sp_wq *wq;
+
+	if (cqe_is_req(opcode)) {
+		wq = &qp->sq;
+		/* the poster's; its CQE came after its doorbell */
+		return (u16)(wqe - wq->poll_bb) <
+		       (u16)(READ_ONCE(wq->cur_post) - wq->poll_bb);
+	}
+	if (qp->ibqp.srq)
+		return true;
+	return (s16)(wqe - (u16)qp->rq.tail) >= 0;
+}
+
+/*
  * The next CQE: 1 with @wc filled, 0 when it was consumed without a work
  * completion (a signature error, the flush of a WQE that is not its WR's
  * last), -EAGAIN when there is none. cq->lock held.
@@ -732,6 +755,12 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 				     e->vendor_err_synd,
 				     be16_to_cpu(cqe->wqe_counter), wc->status);
 	}
+	if (!cqe_outstanding(qp, opcode, be16_to_cpu(cqe->wqe_counter))) {
+		ibdev_err_rl(dev, "CQ 0x%x: CQE for QP 0x%x names WQE 0x%x, not outstanding: dropped\n",
+			     cq->mcq.cqn, qp->ibqp.qp_num,
+			     be16_to_cpu(cqe->wqe_counter));
+		return 0;
+	}
 	if (cqe_is_req(opcode)) {
 		wq = &qp->sq;
 		idx = be16_to_cpu(cqe->wqe_counter) & (wq->wqe_cnt - 1);
@@ -768,7 +797,11 @@ static int poll_one_cqe(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 		/* The CQE names the SRQ WQE by its index: free it again. */
 		idx = be16_to_cpu(cqe->wqe_counter) & (srq->max - 1);
 		wc->wr_id = srq->wrid[idx];
-		mlx5sp_srq_free_wqe(srq, idx);
+		if (!mlx5sp_srq_free_wqe(srq, idx)) {
+			ibdev_err_rl(dev, "CQ 0x%x: CQE for QP 0x%x names SRQ WQE 0x%x, not posted: dropped\n",
+				     cq->mcq.cqn, qp->ibqp.qp_num, idx);
+			return 0;
+		}
 	} else {
 		wq = &qp->rq;
 		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];

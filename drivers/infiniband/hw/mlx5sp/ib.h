@@ -261,8 +261,14 @@ struct mlx5sp_srq {
 	u32 max_gs;
 	u32 wqe_shift;
 	bool user;
-	spinlock_t lock;		/* protects head, tail, counter, wrid */
+	spinlock_t lock;	/* protects head, tail, counter, wrid, busy */
 	u64 *wrid;			/* kernel SRQ: by WQE index */
+	/*
+	 * Kernel SRQ: the WQEs posted and not yet completed, by index: a
+	 * CQE naming another (a device's duplicate or garbage) is dropped
+	 * instead of completing a stale WR and looping the free list.
+	 */
+	unsigned long *busy;
 	u16 head;			/* next free WQE to post */
 	u16 tail;			/* last free WQE */
 	u16 counter;			/* WQEs posted (doorbell record) */
@@ -621,7 +627,7 @@ int mlx5sp_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int mlx5sp_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int mlx5sp_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr);
-void mlx5sp_srq_free_wqe(struct mlx5sp_srq *srq, u16 idx);
+bool mlx5sp_srq_free_wqe(struct mlx5sp_srq *srq, u16 idx);
 
 /* wr.c */
 int mlx5sp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -67,9 +67,16 @@ static int create_kernel_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 		err = -ENOMEM;
 		goto err_free_buf;
 	}
+	srq->busy = bitmap_zalloc(srq->max, GFP_KERNEL);
+	if (!srq->busy) {
+		err = -ENOMEM;
+		goto err_free_wrid;
+	}
 	*npages = mlx5sp_buf_npages(&srq->buf);
 	return 0;
 
+err_free_wrid:
+	kvfree(srq->wrid);
 err_free_buf:
 	mlx5sp_buf_free(dev, &srq->buf);
 err_free_db:
@@ -79,6 +86,7 @@ err_free_db:
 
 static void destroy_kernel_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq)
 {
+	bitmap_free(srq->busy);
 	kvfree(srq->wrid);
 	mlx5sp_buf_free(dev, &srq->buf);
 	mlx5sp_db_free(dev, &srq->db);
@@ -332,15 +340,23 @@ out_free:
 	return err;
 }
 
-/* A kernel SRQ's WQE @idx the device used is free again. */
-void mlx5sp_srq_free_wqe(struct mlx5sp_srq *srq, u16 idx)
+/*
+ * A kernel SRQ's WQE @idx the device used is free again; false when it
+ * was not posted (the CQE naming it is not to be believed).
+ */
+bool mlx5sp_srq_free_wqe(struct mlx5sp_srq *srq, u16 idx)
 {
 	unsigned long flags;
+	bool posted;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	get_wqe(srq, srq->tail)->next_wqe_index = cpu_to_be16(idx);
-	srq->tail = idx;
+	posted = __test_and_clear_bit(idx, srq->busy);
+	if (posted) {
+		get_wqe(srq, srq->tail)->next_wqe_index = cpu_to_be16(idx);
+		srq->tail = idx;
+	}
 	spin_unlock_irqrestore(&srq->lock, flags);
+	return posted;
 }
 
 int mlx5sp_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
@@ -376,6 +392,7 @@ int mlx5sp_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			break;
 		}
 		srq->wrid[srq->head] = wr->wr_id;
+		__set_bit(srq->head, srq->busy);
 		next = get_wqe(srq, srq->head);
 		srq->head = be16_to_cpu(next->next_wqe_index) & (srq->max - 1);
 		scat = (struct mlx5_wqe_data_seg *)(next + 1);

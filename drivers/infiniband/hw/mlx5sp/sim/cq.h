@@ -81,7 +81,15 @@ struct sim_cqe_info {
 };
 
 bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci);
-void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe);
+/* What becomes of a CQE (hostile firmware, fault.c) */
+enum sim_cqe_fate {
+	SIM_CQE_WRITE,		/* written (maybe corrupted) */
+	SIM_CQE_TWICE,		/* written, then again in the next slot */
+	SIM_CQE_LOST,		/* never written */
+};
+
+enum sim_cqe_fate sim_hostile_cqe(struct mlx5sp_sim *sim,
+				  struct mlx5_cqe64 *cqe);
 void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
 		    u32 index, u8 log_size);
 void sim_cq_arm(struct sim_cq *cq, u32 arm);

@@ -80,32 +80,55 @@ static void sim_cq_overrun(struct sim_cq *cq)
  * Write one CQE. Returns false when the CQ is full (overrun: the CQE is
  * lost and the CQ stops) or already in error.
  */
+/* Is there a free slot? Under cq->lock. */
+static bool sim_cq_room(struct sim_cq *cq)
+{
+	u32 cons = be32_to_cpu(READ_ONCE(cq->dbr[0])) & SIM_CQ_CI_MASK;
+
+	return cq->oi || ((cq->pi - cons) & SIM_CQ_CI_MASK) < cq->nent;
+}
+
+/* @tmp (encoded for slot pi) into the next slot. Under cq->lock. */
+static void sim_cqe_put(struct sim_cq *cq, const struct mlx5_cqe64 *tmp)
+{
+	struct mlx5_cqe64 *cqe;
+
+	cqe = sim_buf_at(&cq->buf, (u64)(cq->pi & (cq->nent - 1)) *
+			 SIM_CQE_SIZE);
+	memcpy(cqe, tmp, offsetof(struct mlx5_cqe64, op_own));
+	/* the CQE is visible before its owner bit hands it over */
+	dma_wmb();
+	WRITE_ONCE(cqe->op_own, tmp->op_own);
+	cq->pi++;
+}
+
 bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 {
 	bool fire = false, overrun = false, written = false;
-	struct mlx5_cqe64 tmp, *cqe;
-	u32 cons, eqn = 0;
+	enum sim_cqe_fate fate = SIM_CQE_WRITE;
+	struct mlx5_cqe64 tmp;
+	u32 eqn = 0;
 
 	spin_lock_bh(&cq->lock);
 	if (cq->overrun)
 		goto unlock;
-	cons = be32_to_cpu(READ_ONCE(cq->dbr[0])) & SIM_CQ_CI_MASK;
-	if (!cq->oi && ((cq->pi - cons) & SIM_CQ_CI_MASK) >= cq->nent) {
+	if (!sim_cq_room(cq)) {
 		cq->overrun = true;
 		overrun = true;
 		goto unlock;
 	}
 	sim_cqe_encode(&tmp, ci, cq->pi, cq->log_size);
 	if (unlikely(atomic_read(&cq->sim->hostile_cqes)))
-		sim_hostile_cqe(cq->sim, &tmp);
-	cqe = sim_buf_at(&cq->buf, (u64)(cq->pi & (cq->nent - 1)) *
-			 SIM_CQE_SIZE);
-	memcpy(cqe, &tmp, offsetof(struct mlx5_cqe64, op_own));
-	/* the CQE is visible before its owner bit hands it over */
-	dma_wmb();
-	WRITE_ONCE(cqe->op_own, tmp.op_own);
-	cq->pi++;
+		fate = sim_hostile_cqe(cq->sim, &tmp);
+	/* a lost CQE is one the device believes written: it arms, counts */
+	if (fate != SIM_CQE_LOST)
+		sim_cqe_put(cq, &tmp);
 	written = true;
+	if (fate == SIM_CQE_TWICE && sim_cq_room(cq)) {
+		/* the same CQE, its owner bit the next slot's */
+		sim_cqe_encode(&tmp, ci, cq->pi, cq->log_size);
+		sim_cqe_put(cq, &tmp);
+	}
 
 	if (cq->arm == SIM_CQ_ARMED_ANY ||
 	    (cq->arm == SIM_CQ_ARMED_SOL &&

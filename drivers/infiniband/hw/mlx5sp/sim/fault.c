@@ -137,15 +137,19 @@ void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn)
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_hostile_cqes);
 
-/* Corrupts @cqe (encoded, owner bit set) as mlx5sp_sim_hostile_cqes says. */
-void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe)
+/*
+ * Corrupts @cqe (encoded, owner bit set) as mlx5sp_sim_hostile_cqes says,
+ * or has it written twice or not at all.
+ */
+enum sim_cqe_fate sim_hostile_cqe(struct mlx5sp_sim *sim,
+				  struct mlx5_cqe64 *cqe)
 {
 	int left = atomic_dec_if_positive(&sim->hostile_cqes);
 	u32 qpn;
 
 	if (left < 0)
-		return;
-	switch (left % 4) {
+		return SIM_CQE_WRITE;
+	switch (left % 6) {
 	case 0:
 	case 1:
 		qpn = left % 4 ? get_random_u32() & 0xffffff :
@@ -158,11 +162,18 @@ void sim_hostile_cqe(struct mlx5sp_sim *sim, struct mlx5_cqe64 *cqe)
 		cqe->op_own = (6 + get_random_u32_below(6)) << 4 |
 			      (cqe->op_own & 0xf);
 		break;
-	default:
+	case 3:
 		cqe->wqe_counter = cpu_to_be16(get_random_u16());
 		break;
+	case 4:
+		sim_err(sim, "hostile: CQE written twice (%d more)\n", left);
+		return SIM_CQE_TWICE;
+	default:
+		sim_err(sim, "hostile: CQE lost (%d more)\n", left);
+		return SIM_CQE_LOST;
 	}
 	sim_err(sim, "hostile: CQE corrupted (%d more)\n", left);
+	return SIM_CQE_WRITE;
 }
 
 /* A type no EQ asked for goes where the port's events go: the async EQ. */

@@ -21,7 +21,7 @@
 #include "sim/mlx5sp_sim.h"
 
 #define HOSTILE_EQES	400
-#define HOSTILE_CQES	8
+#define HOSTILE_CQES	12	/* each of the 6 ways twice */
 
 static u64 pages_held(struct ulp *u)
 {
@@ -229,8 +229,10 @@ struct hostile_scratch {
 
 /*
  * CQEs corrupted in turn (a QP on another CQ, a random QPN, a reserved
- * opcode, a random WQE counter): no completion names a QP the CQ does not
- * serve; a fresh pair works after.
+ * opcode, a random WQE counter), written twice or lost: no completion
+ * names a QP the CQ does not serve, none completes a WR that was not
+ * posted or completes one twice (a ULP's wr_cqe would be used after its
+ * WR ended); a fresh pair works after.
  */
 static void hostile_cqes(struct kunit *test)
 {
@@ -249,6 +251,7 @@ static void hostile_cqes(struct kunit *test)
 	struct ib_recv_wr rwr;
 	struct ib_qp *other;
 	struct ib_cq *cq2;
+	DECLARE_BITMAP(seen[2], HOSTILE_CQES) = {};
 	int i, got;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -291,11 +294,26 @@ static void hostile_cqes(struct kunit *test)
 	kunit_info(test, "%d completions of %d WRs with %d CQEs corrupted\n",
 		   got, 2 * HOSTILE_CQES, HOSTILE_CQES);
 	KUNIT_EXPECT_LT(test, got, 2 * HOSTILE_CQES);
-	for (i = 0; i < got; i++)
+	for (i = 0; i < got; i++) {
+		u64 id = wc[i].wr_id;
+		bool posted = (id >= 100 && id < 100 + HOSTILE_CQES) ||
+			      (id >= 200 && id < 200 + HOSTILE_CQES);
+		bool twice;
+
 		KUNIT_EXPECT_TRUE_MSG(test, wc[i].qp == u->qp[0] ||
 				      wc[i].qp == u->qp[1],
 				      "completion %d names QP 0x%x", i,
 				      wc[i].qp ? wc[i].qp->qp_num : 0);
+		KUNIT_EXPECT_TRUE_MSG(test, posted,
+				      "completion %d: wr_id %llu never posted",
+				      i, id);
+		if (!posted)
+			continue;
+		twice = __test_and_set_bit(id % 100, seen[id >= 200]);
+		KUNIT_EXPECT_FALSE_MSG(test, twice,
+				       "completion %d: wr_id %llu completed twice",
+				       i, id);
+	}
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq2, 2 * HOSTILE_CQES, wc), 0);
 
 	/* the pair's queues are in an unknown state now: a fresh one */
