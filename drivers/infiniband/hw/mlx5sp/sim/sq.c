@@ -1174,19 +1174,28 @@ static bool sim_sq_sqd(struct sim_engine *eng, struct sim_qp *qp)
 /*
  * When the send queue next needs the engine unkicked: its earliest timer
  * (ACK coalescing, RNR or retransmission, the window's local ACK or RNR
- * timer), U64_MAX if none runs. Under rcu_read_lock().
+ * timer), U64_MAX if none runs. Under sq_lock.
  */
-u64 sim_sq_due(struct sim_qp *qp)
+static u64 __sim_sq_due(const struct sim_qp *qp)
 {
 	u64 due = U64_MAX;
 
-	spin_lock_bh(&qp->sq_lock);
 	if (qp->ack_n)
 		due = qp->acks[qp->ack_head].due;
 	if (qp->wait != SIM_SQ_RUN)
 		due = min(due, qp->wait_until);
 	if (qp->wreq.win_n)
 		due = min(due, qp->wreq.win_due);
+	return due;
+}
+
+/* The same, under rcu_read_lock(). */
+u64 sim_sq_due(struct sim_qp *qp)
+{
+	u64 due;
+
+	spin_lock_bh(&qp->sq_lock);
+	due = __sim_sq_due(qp);
 	spin_unlock_bh(&qp->sq_lock);
 	return due;
 }
@@ -1275,16 +1284,25 @@ static bool sim_sq_wants_engine(struct sim_qp *qp, u64 *due)
 	 */
 	if (qp->sq_ci != pi && !qp->wreq.win_n)
 		return true;
-	*due = U64_MAX;
-	if (qp->ack_n)
-		*due = qp->acks[qp->ack_head].due;
-	if (qp->wait != SIM_SQ_RUN)
-		*due = min(*due, qp->wait_until);
-	if (qp->wreq.win_n)
-		*due = min(*due, qp->wreq.win_due);
-	else if (qp->wreq.busy)
+	/* a request being made with none on the wire: not for a timer */
+	if (!qp->wreq.win_n && qp->wreq.busy)
 		return true;
+	*due = __sim_sq_due(qp);
 	return false;
+}
+
+/*
+ * Run the SQ outside the engine if it may (sim_sq_may_run_inline()):
+ * then true, with @kick and @due for sim_sq_after_inline(). Under sq_lock.
+ */
+static bool sim_sq_run_here(struct sim_engine *eng, struct sim_qp *qp,
+			    bool *kick, u64 *due)
+{
+	if (!qp->sq_wqe_cnt || !sim_sq_may_run_inline(qp))
+		return false;
+	__sim_sq_process(eng, qp);
+	*kick = sim_sq_wants_engine(qp, due);
+	return true;
 }
 
 /*
@@ -1325,11 +1343,8 @@ bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 	if (!spin_trylock_bh(&sim->tx_lock))
 		return false;
 	spin_lock_bh(&qp->sq_lock);
-	if (eng->wire && qp->sq_wqe_cnt && sim_sq_may_run_inline(qp)) {
-		__sim_sq_process(eng, qp);
-		kick = sim_sq_wants_engine(qp, &due);
-		ran = true;
-	}
+	if (eng->wire)
+		ran = sim_sq_run_here(eng, qp, &kick, &due);
 	spin_unlock_bh(&qp->sq_lock);
 	spin_unlock_bh(&sim->tx_lock);
 	if (ran)
@@ -1354,13 +1369,9 @@ void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
 
 	spin_lock_bh(&qp->sq_lock);
 	sim_wire_req_rx(eng, qp, pkt);
-	if (READ_ONCE(sim->run_inline) && qp->sq_wqe_cnt &&
-	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS &&
-	    sim_sq_may_run_inline(qp)) {
-		__sim_sq_process(eng, qp);
-		kick = sim_sq_wants_engine(qp, &due);
-		ran = true;
-	}
+	if (READ_ONCE(sim->run_inline) &&
+	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS)
+		ran = sim_sq_run_here(eng, qp, &kick, &due);
 	spin_unlock_bh(&qp->sq_lock);
 	if (ran)
 		sim_sq_after_inline(sim, kick, due);
