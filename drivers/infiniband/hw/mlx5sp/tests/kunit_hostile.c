@@ -232,10 +232,13 @@ struct hostile_scratch {
  * opcode, a random WQE counter), written twice or lost: no completion
  * names a QP the CQ does not serve, none completes a WR that was not
  * posted or completes one twice (a ULP's wr_cqe would be used after its
- * WR ended); a fresh pair works after.
+ * WR ended); a fresh pair works after. With @use_srq the receiver takes
+ * its receives from an SRQ (whose WQEs a CQE names by index).
  */
-static void hostile_cqes(struct kunit *test)
+static void hostile_cqes_run(struct kunit *test, bool use_srq)
 {
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 2 * HOSTILE_CQES,
+						 .max_sge = 1 } };
 	struct ib_qp_init_attr qa = {
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
@@ -251,10 +254,26 @@ static void hostile_cqes(struct kunit *test)
 	struct ib_recv_wr rwr;
 	struct ib_qp *other;
 	struct ib_cq *cq2;
+	struct ib_srq *srq = NULL;
 	DECLARE_BITMAP(seen[2], HOSTILE_CQES) = {};
 	int i, got;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (use_srq) {
+		/* the pair again, QP 1 on an SRQ */
+		for (i = 0; i < 2; i++) {
+			ib_destroy_qp(u->qp[i]);
+			u->qp[i] = NULL;
+		}
+		srq = ib_create_srq(u->pd, &sa);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+		u->srq = srq;
+		ulp_pair(test, u, &qa);
+		qa.srq = NULL;
+		qa.cap.max_recv_wr = 16;
+		qa.send_cq = NULL;
+		qa.recv_cq = NULL;
+	}
 	swr = s->swr;
 	sge = s->sge;
 	wc = s->wc;
@@ -276,7 +295,12 @@ static void hostile_cqes(struct kunit *test)
 					  .lkey = u->pd->local_dma_lkey };
 		rwr = (struct ib_recv_wr){ .wr_id = 100 + i, .sg_list = &sge[i],
 					   .num_sge = 1 };
-		KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL), 0);
+		if (srq)
+			KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, NULL),
+					0);
+		else
+			KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL),
+					0);
 	}
 	for (i = 0; i < HOSTILE_CQES; i++) {
 		sge[i] = (struct ib_sge){ .addr = u->dma[0] + 64 * i,
@@ -323,12 +347,27 @@ static void hostile_cqes(struct kunit *test)
 	}
 	while (ib_poll_cq(u->cq, 2 * HOSTILE_CQES, wc) > 0)
 		;
+	if (srq) {
+		u->srq = NULL;
+		ib_destroy_srq(srq);
+	}
 	qa.send_cq = NULL;
 	qa.recv_cq = NULL;
 	ulp_pair(test, u, &qa);
 	hostile_still_works(test, u);
 	ib_destroy_qp(other);
 	ib_destroy_cq(cq2);
+}
+
+static void hostile_cqes(struct kunit *test)
+{
+	hostile_cqes_run(test, false);
+}
+
+/* The same with the receives on an SRQ: its posted WQEs are checked. */
+static void hostile_cqes_srq(struct kunit *test)
+{
+	hostile_cqes_run(test, true);
 }
 
 static u64 cmds_garbled(struct ulp *u)
@@ -793,6 +832,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_eqes),
 	KUNIT_CASE_SLOW(hostile_cmd_events),
 	KUNIT_CASE_SLOW(hostile_cqes),
+	KUNIT_CASE_SLOW(hostile_cqes_srq),
 	KUNIT_CASE(hostile_cmd_status),
 	KUNIT_CASE_SLOW(hostile_cmd_outputs),
 	KUNIT_CASE_SLOW(hostile_create_outputs),
