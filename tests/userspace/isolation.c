@@ -4,7 +4,7 @@
  * ConnectX with mlx5_ib.
  *
  * The owner (root) builds a verbs PD, MR and RC QP, a signature MKEY (with
- * its PSVs) and DEVX PD/CQ/QP objects, and hands their numbers to a second
+ * its PSVs) and DEVX PD/CQ/QP/PSV objects, and hands their numbers to a second
  * process running as nobody in a context of its own. That process tries
  * every way to reach them by number:
  *  - uverbs handles of the owner's objects in its own file: ENOENT;
@@ -18,7 +18,8 @@
  *  - RLIMIT_MEMLOCK bounds what it may pin (ENOMEM beyond it, released on
  *    deregistration), as ib_umem does for mlx5_ib.
  * Then the owner's objects are checked untouched: the MR's bytes, the QP
- * in RTS passing data, the DEVX QP answering its query.
+ * in RTS passing data, the DEVX QP answering its query, the DEVX PSV the
+ * other's DESTROY_PSV named still the owner's to destroy.
  *
  *   isolation DEV        exit 0: all passed; 1: a mismatch (printed)
  */
@@ -54,7 +55,7 @@ struct owner_nums {
 	uint32_t qp_handle, cq_handle, pd_handle, mr_handle;
 	uint32_t lkey, rkey, sig_lkey;
 	uint64_t addr;
-	uint32_t dqpn, dcqn, dpdn;
+	uint32_t dqpn, dcqn, dpdn, dpsv;
 };
 
 /* One process's device: its context, a GID, two PDs, an RC QP pair. */
@@ -380,7 +381,10 @@ static void test_devx(struct ibv_context *ctx, const struct owner_nums *o)
 		memset(in, 0, sizeof(in));
 		DEVX_SET(general_obj_in_cmd_hdr, in, opcode, priv[i].op);
 		/* the owner's numbers where the layouts keep them */
-		DEVX_SET(destroy_qp_in, in, qpn, o->dqpn);
+		if (priv[i].op == MLX5_CMD_OP_DESTROY_PSV)
+			DEVX_SET(destroy_psv_in, in, psvn, o->dpsv);
+		else
+			DEVX_SET(destroy_qp_in, in, qpn, o->dqpn);
 		errno = 0;
 		ret = mlx5dv_devx_general_cmd(ctx, in, 64, out, sizeof(out));
 		check(ret && errno == EINVAL,
@@ -614,6 +618,9 @@ int main(int argc, char **argv)
 	int fds[2], status, i, st, bad = 0;
 	uint32_t qout[DEVX_ST_SZ_DW(query_qp_out)];
 	uint32_t qin[DEVX_ST_SZ_DW(query_qp_in)] = {};
+	uint32_t pin[DEVX_ST_SZ_DW(create_psv_in)] = {};
+	uint32_t pout[DEVX_ST_SZ_DW(create_psv_out)] = {};
+	struct mlx5dv_devx_obj *psv;
 	pid_t pid;
 
 	if (argc != 2) {
@@ -663,6 +670,15 @@ int main(int argc, char **argv)
 	dv.pd.out = &dvpd;
 	if (mlx5dv_init_obj(&dv, MLX5DV_OBJ_PD))
 		fatal("mlx5dv_init_obj");
+	/* a PSV of its own, by number for the other to aim at */
+	DEVX_SET(create_psv_in, pin, opcode, MLX5_CMD_OP_CREATE_PSV);
+	DEVX_SET(create_psv_in, pin, num_psv, 1);
+	DEVX_SET(create_psv_in, pin, pd, dvpd.pdn);
+	psv = mlx5dv_devx_obj_create(s.ctx, pin, sizeof(pin), pout,
+				     sizeof(pout));
+	if (!psv)
+		fatal("owner's DEVX PSV");
+	o.dpsv = DEVX_GET(create_psv_out, pout, psv0_index);
 	o.qp_handle = s.qp[0]->handle;
 	o.cq_handle = s.cq->handle;
 	o.pd_handle = s.pd->handle;
@@ -674,9 +690,9 @@ int main(int argc, char **argv)
 	o.dqpn = dq.qpn;
 	o.dcqn = dq.cqn;
 	o.dpdn = dvpd.pdn;
-	printf("owner: QP handle %u, CQ handle %u, lkey 0x%x, rkey 0x%x, sig MKEY 0x%x, DEVX QPN 0x%x CQN 0x%x PD 0x%x\n",
+	printf("owner: QP handle %u, CQ handle %u, lkey 0x%x, rkey 0x%x, sig MKEY 0x%x, DEVX QPN 0x%x CQN 0x%x PD 0x%x PSV 0x%x\n",
 	       o.qp_handle, o.cq_handle, o.lkey, o.rkey, o.sig_lkey, o.dqpn,
-	       o.dcqn, o.dpdn);
+	       o.dcqn, o.dpdn, o.dpsv);
 
 	if (write(fds[1], &o, sizeof(o)) != sizeof(o))
 		fatal("write owner numbers");
@@ -699,6 +715,9 @@ int main(int argc, char **argv)
 	check(!mlx5dv_devx_obj_query(dq.qp, qin, sizeof(qin), qout, sizeof(qout)),
 	      "the owner's DEVX QP answers its query");
 
+	/* gone already if the other's DESTROY_PSV had reached firmware */
+	check(!mlx5dv_devx_obj_destroy(psv),
+	      "the owner's DEVX PSV 0x%x was still its own to destroy", o.dpsv);
 	dqp_destroy(&dq);
 	if (mlx5dv_destroy_mkey(sig))
 		fatal("mlx5dv_destroy_mkey");
