@@ -15,8 +15,9 @@
 # shutdown over rdma_cm: 32 SENDs, the QP to ERR at once, rdma_disconnect;
 # the target must get all of them, 10 runs in loopback and 10 between the
 # two devices (3 and 3 on the debug kernel). LAST_SEND_ROUNDS and CM_RUNS
-# override both counts (make stress: 200 runs of each); CM_READS puts that
-# many RDMA READs in flight ahead of the last SENDs (make stress: 16).
+# override both counts (make stress: 200 runs of each); CM_READS (16, 0
+# before session 35) puts that many RDMA READs in flight ahead of the
+# last SENDs.
 # tests/userspace/cm_sig_shutdown.c is the same shutdown against a
 # signature-pipelining target (libmlx5sp): READ commands through
 # signature MKEYs, bad PI in a quarter of them (the QP stops in SQD, the
@@ -34,8 +35,8 @@ rounds=200 runs=10
 [ "${MLX5SP_KERNEL:-}" = debug ] && rounds=20 runs=3
 # make stress (scripts/stress): 200 shutdowns in a row over rdma_cm
 rounds=${LAST_SEND_ROUNDS:-$rounds} runs=${CM_RUNS:-$runs}
-# and, with CM_READS (make stress: 16), that many READs in flight ahead
-reads=${CM_READS:-0}
+# and CM_READS (16) READs in flight ahead of them
+reads=${CM_READS:-16}
 prog=$(test_prog last_send)
 cm=$(test_prog cm_shutdown -lrdmacm)
 cmsig=$(test_prog cm_sig_shutdown -I"$MLX5SP_TOP/userspace/include" \
