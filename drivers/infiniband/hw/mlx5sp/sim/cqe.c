@@ -76,10 +76,6 @@ static void sim_cq_overrun(struct sim_cq *cq)
 	sim_eq_post(cq->sim, MLX5_EVENT_TYPE_CQ_ERROR, 0, &data);
 }
 
-/*
- * Write one CQE. Returns false when the CQ is full (overrun: the CQE is
- * lost and the CQ stops) or already in error.
- */
 /* Is there a free slot? Under cq->lock. */
 static bool sim_cq_room(struct sim_cq *cq)
 {
@@ -102,6 +98,10 @@ static void sim_cqe_put(struct sim_cq *cq, const struct mlx5_cqe64 *tmp)
 	cq->pi++;
 }
 
+/*
+ * Write one CQE. Returns false when the CQ is full (overrun: the CQE is
+ * lost and the CQ stops) or already in error.
+ */
 bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 {
 	bool fire = false, overrun = false, written = false;

@@ -1279,13 +1279,10 @@ static bool sim_sq_wants_engine(struct sim_qp *qp, u64 *due)
 	    qp->sq_drain_pending)
 		return true;
 	/*
-	 * WQEs left: with requests on the wire their answers run the rest
-	 * (sim_sq_answer()); with none, nothing else would
+	 * Nothing on the wire, but WQEs left or a request being made: no
+	 * answer will run them (sim_sq_answer()), and no timer is for them
 	 */
-	if (qp->sq_ci != pi && !qp->wreq.win_n)
-		return true;
-	/* a request being made with none on the wire: not for a timer */
-	if (!qp->wreq.win_n && qp->wreq.busy)
+	if (!qp->wreq.win_n && (qp->sq_ci != pi || qp->wreq.busy))
 		return true;
 	*due = __sim_sq_due(qp);
 	return false;
