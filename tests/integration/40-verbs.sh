@@ -91,15 +91,12 @@ pingpong() {
 	fi
 }
 
-# sim_stat KEY: the model device's engine counter KEY
-sim_stat() { awk -v k="$1" '$1 == k { print $2 }' "$simfs/mlx0/stats"; }
-
 if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
-	s0=$(sim_stat uar_stores) t0=$(sim_stat uar_touches)
-	r0=$(sim_stat inline_runs)
+	s0=$(stat mlx0 uar_stores) t0=$(stat mlx0 uar_touches)
+	r0=$(stat mlx0 inline_runs)
 	need ibv_rc_pingpong && pingpong ibv_rc_pingpong -n 100
-	s1=$(sim_stat uar_stores) t1=$(sim_stat uar_touches)
-	r1=$(sim_stat inline_runs)
+	s1=$(stat mlx0 uar_stores) t1=$(stat mlx0 uar_touches)
+	r1=$(stat mlx0 inline_runs)
 	need ibv_ud_pingpong && pingpong ibv_ud_pingpong -n 100
 	# User doorbells: libmlx5 rings each with one 8-byte store to its
 	# UAR page (no BlueFlame: the model's UAR is not write-combining);
@@ -119,12 +116,12 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 		# Without it (debugfs uar_store 0) a store maps the page and
 		# is told; the idle engine traps the mappings again.
 		echo 0 >"$simfs/mlx0/uar_store"
-		t0=$(sim_stat uar_touches) a0=$(sim_stat uar_traps)
-		i0=$(sim_stat uar_idle_touches)
+		t0=$(stat mlx0 uar_touches) a0=$(stat mlx0 uar_traps)
+		i0=$(stat mlx0 uar_idle_touches)
 		pingpong ibv_rc_pingpong -n 100
-		t1=$(sim_stat uar_touches) a1=$(sim_stat uar_traps)
-		i1=$(sim_stat uar_idle_touches)
-		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told ($((i1 - i0)) retries), last fault to trap $(sim_stat uar_rearm_us) us, rc_pingpong -n 100"
+		t1=$(stat mlx0 uar_touches) a1=$(stat mlx0 uar_traps)
+		i1=$(stat mlx0 uar_idle_touches)
+		echo "uar trap: $((a1 - a0)) traps, $((t1 - t0)) user doorbells told ($((i1 - i0)) retries), last fault to trap $(stat mlx0 uar_rearm_us) us, rc_pingpong -n 100"
 		[ $((t1 - t0)) -ge 50 ] && [ $((a1 - a0)) -ge 50 ] ||
 			die "the engine was not told of user doorbells by fault"
 		# a trap re-set before the faulting store retried faults it
@@ -134,9 +131,9 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 		[ $((t1 - t0)) -le 600 ] ||
 			die "user doorbells fault over and over ($((t1 - t0)) for 200)"
 		echo 0 >"$simfs/mlx0/uar_trap"
-		t0=$(sim_stat uar_touches)
+		t0=$(stat mlx0 uar_touches)
 		pingpong ibv_rc_pingpong -n 100
-		t1=$(sim_stat uar_touches)
+		t1=$(stat mlx0 uar_touches)
 		echo 1 >"$simfs/mlx0/uar_trap"
 		echo "uar trap off: $((t1 - t0)) user doorbells told"
 		[ $((t1 - t0)) -le 20 ] || die "uar_trap 0 still traps ($((t1 - t0)))"
@@ -152,11 +149,11 @@ if [ -n "$gid_idx" ] && [ $devinfo_ok = 1 ]; then
 		# SENDs, WRITEs and READs each way, each after the last
 		# completed: nothing but the doorbell wakes the engine.
 		echo 6000 >"$simfs/mlx0/touch_delay_us"
-		t0=$(sim_stat uar_touches)
+		t0=$(stat mlx0 uar_touches)
 		rc=0
 		timeout 120 "$(test_prog wire_retry)" stream mlx0 "$gid_idx" \
 			mlx0 "$gid_idx" 10 4096 >/tmp/slow-fault.log 2>&1 || rc=$?
-		t1=$(sim_stat uar_touches)
+		t1=$(stat mlx0 uar_touches)
 		echo 0 >"$simfs/mlx0/touch_delay_us"
 		echo 1 >"$simfs/mlx0/uar_store"
 		cat /tmp/slow-fault.log

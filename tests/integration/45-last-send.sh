@@ -11,8 +11,9 @@
 # (the default: the QP runs in the posting process), the page mapped by
 # the fault with the engine told (debugfs uar_store 0: the engine or the
 # command's catch-up finds the WQEs) and the page mapped with the engine
-# polling (uar_trap 0); the sender's counters show which one ran. tests/userspace/cm_shutdown.c is the storage initiator's
-# shutdown over rdma_cm: 32 SENDs, the QP to ERR at once, rdma_disconnect;
+# polling (uar_trap 0); the sender's counters show which one ran.
+# tests/userspace/cm_shutdown.c is the storage initiator's shutdown over
+# rdma_cm: 32 SENDs, the QP to ERR at once, rdma_disconnect;
 # the target must get all of them, 10 runs in loopback and 10 between the
 # two devices (3 and 3 on the debug kernel). LAST_SEND_ROUNDS and CM_RUNS
 # override both counts (make stress: 200 runs of each); CM_READS (16, 0
@@ -52,8 +53,6 @@ two_ports spd0 10.77.0.1 spd1 10.77.1.1
 wait_gid ls0
 wait_gid ls1
 
-# the sender's (ls0's) counter $1
-sim_stat() { awk -v k="$1" '$1 == k { print $2 }' "$simfs/ls0/stats"; }
 # the doorbell path: debugfs uar_store and uar_trap of both devices
 set_path() {
 	local d
@@ -66,7 +65,8 @@ for path in "store 1 1" "trap 0 1" "poll 0 0"; do
 	# shellcheck disable=SC2086 # words
 	set -- $path
 	set_path "$2" "$3"
-	s0=$(sim_stat uar_stores) t0=$(sim_stat uar_touches)
+	# the sender's (ls0's) counters
+	s0=$(stat ls0 uar_stores) t0=$(stat ls0 uar_touches)
 	for pair in "ls0 ls0" "ls0 ls1"; do
 		t=$(date +%s)
 		rc=0
@@ -75,7 +75,7 @@ for path in "store 1 1" "trap 0 1" "poll 0 0"; do
 		[ $rc = 0 ] || die "last_send $pair, doorbells by $1: status $rc"
 		ok "last_send $pair, doorbells by $1: 4 x $rounds rounds, every message received ($(($(date +%s) - t)) s)"
 	done
-	s1=$(sim_stat uar_stores) t1=$(sim_stat uar_touches)
+	s1=$(stat ls0 uar_stores) t1=$(stat ls0 uar_touches)
 	echo "doorbells by $1: $((s1 - s0)) stores executed in the fault, $((t1 - t0)) faults that mapped the page"
 	# every round rings at least once: 2 pairs x 4 cases x rounds
 	case $1 in

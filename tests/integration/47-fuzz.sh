@@ -57,8 +57,7 @@ timeout 60 "$prog" fz0 --regress || rc=$?
 timeout ${FUZZ_TIMEOUT:-900} "$prog" fz0 --seed "$seed" --calls "$calls" \
 	--procs "$procs" --journal "$jlocal" ${FUZZ_ARGS---connect 3} || rc=$?
 keep_journals
-st=$simfs/fz0/stats
-echo "campaign: fuzz doorbells: $(awk '$1 == "uar_stores" { print $2 }' "$st") stores executed in the UAR fault, $(awk '$1 == "uar_touches" { print $2 }' "$st") that mapped the page, $(awk '$1 == "inline_runs" { print $2 }' "$st") SQ runs in the posting process"
+echo "campaign: fuzz doorbells: $(stat fz0 uar_stores) stores executed in the UAR fault, $(stat fz0 uar_touches) that mapped the page, $(stat fz0 inline_runs) SQ runs in the posting process"
 
 rdma link delete fz0 || die "rdma link delete failed"
 ip link del fzdummy0
