@@ -39,7 +39,9 @@
 # WRITEs, as many READs, and as many READs and SENDs alternating, 32
 # posted at once from the model to rxe: every message once with its data,
 # every completion in order (a READ's with its byte count); the model's
-# max_inflight above 1; under loss, implied NAKs (READ responses lost).
+# max_inflight above 1; under loss, implied NAKs (READ responses lost);
+# at most 5 times the packets the requests take (a go-back-N sends the
+# window again a few WQEs at a time).
 # Signature WQEs (wire_retry sig, one at a time on the wire): 2 x
 # WIRE_ITERS RDMA WRITEs of 16 T10-DIF blocks through a signature MKEY
 # (PI checked, stripped: rxe gets the data) and READs back through it (PI
@@ -195,14 +197,25 @@ for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
 	netem $im
 	snap
 	implied=$(link_stat sp0 implied_nak_seq_err)
+	tx=$(wire_stat "$wire" tx_pkts)
 	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
 	netem_off
 	implied=$(($(link_stat sp0 implied_nak_seq_err) - implied))
+	tx=$(($(wire_stat "$wire" tx_pkts) - tx))
 	# READ responses lost between others: implied NAKs, certain at 5 %
 	[ "$im" != "loss 5%" ] || [ "$implied" -gt 0 ] ||
 		die "window under $im: no implied NAK (READ responses lost)"
+	# the packets the requests take (path MTU 1024): SENDs and WRITEs
+	# of npk each, one per READ; 2.2-3.4 times that went (debug kernel),
+	# 5.6 times in a batch and 14 in a phase when each NAK sent the
+	# whole window again, which left rxe retry_cnt timeouts behind
+	npk=$(((size + 1023) / 1024))
+	need=$((iters * 4 * (2 * npk + 1) + iters * 2 * (npk + 1)))
+	[ "$tx" -le $((need * 5)) ] ||
+		die "window under $im: the model sent $tx packets for $need (more than 5 times)"
 	ok "window under $im: every message once with its data," \
-		"completions in order; model $(deltas) implied NAKs +$implied"
+		"completions in order; model $(deltas) implied NAKs +$implied," \
+		"$tx packets for $need"
 done
 # signature WQEs (stop-and-wait) with READ responses lost (loss on rxe's
 # egress only): a response ahead of the one awaited is an implied NAK and

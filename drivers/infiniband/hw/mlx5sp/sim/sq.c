@@ -382,7 +382,8 @@ static bool sim_sq_win_room(const struct sim_qp *qp, const struct sim_wqe *w)
 {
 	const struct sim_wire_req *wq = &qp->wreq;
 
-	if (wq->win_n == SIM_WIRE_WINDOW)
+	/* full, or still sending what it went back for */
+	if (wq->win_n == SIM_WIRE_WINDOW || wq->win_sent < wq->win_n)
 		return false;
 	return !sim_wire_rd_atomic(w->opcode) ||
 	       wq->win_rd_atomic < 1U << MLX5_GET(qpc, qp->qpc, log_sra_max);
@@ -789,6 +790,8 @@ static struct sim_wire_wqe *sim_sq_win_pop(struct sim_qp *qp)
 
 	wq->win_head = (wq->win_head + 1) % SIM_WIRE_WINDOW;
 	wq->win_n--;
+	if (wq->win_sent)
+		wq->win_sent--;
 	if (sim_wire_rd_atomic(e->opcode))
 		wq->win_rd_atomic--;
 	return e;
@@ -899,21 +902,22 @@ u8 sim_sq_head_req(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /*
- * Go back to una: the WQE holding it from that packet on, then later
- * ones, @max WQEs in all. They are still in the SQ: decoded again, their
- * gather lists too; one that no longer decodes (a key now invalid) is not
- * sent, and fails when it is the oldest.
+ * More of the window out again: the WQEs after the win_sent already
+ * sent in this round, up to @upto from the head, the oldest from una on.
+ * They are still in the SQ: decoded again, their gather lists too; one
+ * that no longer decodes (a key now invalid) is not sent, and fails when
+ * it is the oldest.
  */
-static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp,
-			      u8 max)
+static void sim_sq_win_send_more(struct sim_engine *eng, struct sim_qp *qp,
+				 u8 upto)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_resp_req r;
 	struct sim_wire_wqe *e;
-	u8 i, synd;
+	u8 synd;
 
-	for (i = 0; i < wq->win_n && i < max; i++) {
-		e = &wq->win[(wq->win_head + i) % SIM_WIRE_WINDOW];
+	for (; wq->win_sent < min(wq->win_n, upto); wq->win_sent++) {
+		e = &wq->win[(wq->win_head + wq->win_sent) % SIM_WIRE_WINDOW];
 		if (e->err)
 			break;
 		synd = sim_sq_win_req(eng, qp, e, &r);
@@ -926,6 +930,25 @@ static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /*
+ * Go back to una (go-back-N), @upto WQEs at once (one after a timeout,
+ * a probe); the rest as answers move una, SIM_WIRE_RESEND_BURST out at
+ * a time, and nothing new joins before they all went. Sending the whole
+ * window at each NAK, under reordering (netem: each copy reordered
+ * again, the responder NAKing the next gap), put a window of duplicates
+ * per NAK in the responder's queue; rxe on the debug kernel fell more
+ * than retry_cnt local ACK timeouts behind and the newest requests
+ * timed out (56-wire-loss's window step).
+ */
+static void sim_sq_win_goback(struct sim_engine *eng, struct sim_qp *qp,
+			      u8 upto)
+{
+	struct sim_wire_req *wq = &qp->wreq;
+
+	wq->win_sent = 0;
+	sim_sq_win_send_more(eng, qp, upto);
+}
+
+/*
  * The window, under sq_lock: completions for what the ACKs covered, and
  * what a NAK or a timer asks (the retry and RNR budgets are the QP's, as
  * for a WQE alone). True if it did anything.
@@ -933,15 +956,13 @@ static void sim_sq_win_resend(struct sim_engine *eng, struct sim_qp *qp,
 static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 {
 	struct sim_wire_req *wq = &qp->wreq;
-	bool work;
+	bool work, timeout;
 	u64 now;
 	u8 synd;
 
 	if (!wq->win_n)
 		return false;
 	work = sim_sq_win_acked(qp);
-	if (!wq->win_n)
-		wq->win_probe = false;
 	if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
 		return work;
 	now = ktime_get_ns();
@@ -951,10 +972,9 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 		qp->retry_left = qp->retry_count;
 		if (wq->next == SIM_WIRE_WAITING)
 			wq->win_due = now + sim_sq_ack_ns(qp);
-		/* the probe got through: the rest of the window goes again */
-		if (wq->win_probe && wq->next == SIM_WIRE_WAITING) {
-			wq->win_probe = false;
-			sim_sq_win_resend(eng, qp, SIM_WIRE_WINDOW);
+		/* answers came: more of what it went back for goes again */
+		if (wq->win_sent < wq->win_n && wq->next == SIM_WIRE_WAITING) {
+			sim_sq_win_send_more(eng, qp, SIM_WIRE_RESEND_BURST);
 			sim_sq_win_acked(qp);
 			work = true;
 			if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
@@ -1009,10 +1029,10 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 	 * resends one by one, each timeout added a window more, and una never
 	 * moved before retry_cnt ran out (56-wire-loss's window step).
 	 */
-	wq->win_probe = wq->next == SIM_WIRE_WAITING;
+	timeout = wq->next == SIM_WIRE_WAITING;
 	wq->next = SIM_WIRE_WAITING;
 	wq->win_due = now + sim_sq_ack_ns(qp);
-	sim_sq_win_resend(eng, qp, wq->win_probe ? 1 : SIM_WIRE_WINDOW);
+	sim_sq_win_goback(eng, qp, timeout ? 1 : SIM_WIRE_RESEND_BURST);
 	/* the oldest could not be sent again: it fails now */
 	sim_sq_win_acked(qp);
 	return true;

@@ -203,6 +203,7 @@ enum sim_wire_next {
  * scatter list, is decoded again from the SQ, where they still are.
  */
 #define SIM_WIRE_WINDOW		32
+#define SIM_WIRE_RESEND_BURST	4
 
 struct sim_wire_wqe {
 	u16 start;		/* first basic block (free running) */
@@ -241,7 +242,12 @@ struct sim_wire_req {
 	u8 win_n;		/* WQEs in flight; never with busy */
 	u8 win_rd_atomic;	/* ... READs and atomics (at most the QPC's sra) */
 	bool win_progress;	/* una moved: the timer starts again */
-	bool win_probe;		/* timed out: only the oldest WQE went again */
+	/*
+	 * WQEs from win_head out in this round: win_n, but after a go-back-N
+	 * the ones sent again (SIM_WIRE_RESEND_BURST, one after a timeout),
+	 * the rest going as answers come; nothing new joins meanwhile
+	 */
+	u8 win_sent;
 	bool implied;		/* went back to implied_una at once already */
 	u32 implied_una;
 	u64 win_due;		/* ktime ns: the local ACK or RNR timer */

@@ -30,9 +30,9 @@
  * from its cache. A NAK PSN sequence error at p, an RNR NAK at p (after
  * its timer) or the local ACK timeout go back to p (una): the WQE holding
  * it from that packet on, then every later one, decoded again from the
- * SQ, where they still are (go-back-N). A NAK (invalid request, remote
- * access, remote operation) at p: what is before p completes, the WQE
- * holding p fails, the rest are flushed.
+ * SQ, where they still are (go-back-N, a few WQEs at a time: sq.c). A
+ * NAK (invalid request, remote access, remote operation) at p: what is
+ * before p completes, the WQE holding p fails, the rest are flushed.
  *
  * Everything else is stop-and-wait, once the window is empty: one WQE at
  * the SQ head (wreq.busy) waits for its answer (sq.c): a SEND or WRITE
@@ -391,8 +391,10 @@ void sim_wire_win_start(struct sim_qp *qp, struct sim_resp_req *r,
 		wq->next = SIM_WIRE_WAITING;
 		wq->syndrome = 0;
 		wq->win_progress = false;
+		wq->win_sent = 0;
 	}
 	wq->win_n++;
+	wq->win_sent++;
 	if (sim_wire_rd_atomic(e->opcode))
 		wq->win_rd_atomic++;
 	sim_wire_max_inflight(&qp->sim->net.st, wq->win_n);
