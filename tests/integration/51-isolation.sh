@@ -1,7 +1,8 @@
 #!/bin/bash
 # Isolation between users (tests/userspace/isolation.c): a process running
 # as nobody cannot reach another process's QPs, CQs, MRs, MKEYs or DEVX
-# objects by handle, number or key (verbs, mlx5dv, DEVX), privileged DEVX
+# objects by handle, number or key (verbs, mlx5dv, DEVX; a UMR WQE at the
+# owner's signature MKEY fails with a local protection error), privileged DEVX
 # commands are refused, foreign and out-of-range rkeys end in remote
 # access errors, RLIMIT_MEMLOCK bounds what it pins; and the device nodes
 # are what the kernel and rdma-core's udev rules make them (uverbs and

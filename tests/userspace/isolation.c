@@ -224,8 +224,11 @@ static int write_status(struct side *s, uint32_t lkey, uint64_t raddr,
 	return write_from(s, lkey, (uintptr_t)s->buf, raddr, rkey, len);
 }
 
-/* @mkey over the first page of @s's MR (no signature), through QP 0. */
-static int configure_mkey(struct side *s, struct mlx5dv_mkey *mkey)
+/*
+ * @mkey over the first page of @s's MR (no signature), through QP 0: the
+ * completion's status, -1 if none came, -2 if it could not be posted.
+ */
+static int configure_status(struct side *s, struct mlx5dv_mkey *mkey)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(s->qp[0]);
 	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
@@ -244,17 +247,24 @@ static int configure_mkey(struct side *s, struct mlx5dv_mkey *mkey)
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
 	ret = ibv_wr_complete(qpx);
 	if (ret)
-		return ret;
+		return -2;
 	for (tries = 0; tries < TIMEOUT_MS; tries++) {
 		n = ibv_poll_cq(s->cq, 1, &wc);
 		if (n < 0)
-			return EIO;
-		if (n)
-			return wc.status == IBV_WC_SUCCESS && wc.wr_id == 9 ?
-			       0 : EIO;
+			return -2;
+		if (n && wc.wr_id == 9)
+			return wc.status;
 		usleep(1000);
 	}
-	return ETIMEDOUT;
+	return -1;
+}
+
+/* The same: 0, or EIO (an error completion), or ETIMEDOUT. */
+static int configure_mkey(struct side *s, struct mlx5dv_mkey *mkey)
+{
+	int st = configure_status(s, mkey);
+
+	return st == IBV_WC_SUCCESS ? 0 : st == -1 ? ETIMEDOUT : EIO;
 }
 
 /* QP 0 back to RTS after an error (RESET, INIT, RTR, RTS), CQ drained. */
@@ -531,46 +541,107 @@ static void test_keys(struct side *s, const struct owner_nums *o)
 	check(st == IBV_WC_SUCCESS, "a WRITE with its own keys still succeeds (got %d)", st);
 }
 
+/*
+ * A UMR WQE aimed at the owner's signature MKEY: libmlx5 builds it from
+ * a key object of this process's own whose number is the owner's (the
+ * WQE names the key by number, as a hand-made one would). The device
+ * refuses a UMR on a key of another PD: a local protection error, the
+ * owner's key unchanged (the owner WRITEs through it after).
+ */
+static void test_umr(struct side *s, const struct owner_nums *o)
+{
+	struct mlx5dv_mkey_init_attr ma = {
+		.pd = s->pd,
+		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE |
+				MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT,
+		.max_entries = 1,
+	};
+	struct mlx5dv_mkey *mine = mlx5dv_create_mkey(&ma);
+	uint32_t lkey, rkey;
+	int st;
+
+	if (!mine)
+		fatal("mlx5dv_create_mkey (other)");
+	lkey = mine->lkey;
+	rkey = mine->rkey;
+	mine->lkey = o->sig_lkey;
+	mine->rkey = o->sig_lkey;
+	st = configure_status(s, mine);
+	mine->lkey = lkey;
+	mine->rkey = rkey;
+	expect_wc(s, st, IBV_WC_LOC_PROT_ERR,
+		  "a UMR (mlx5dv_wr_mkey_configure) aimed at the owner's signature MKEY");
+	st = configure_status(s, mine);
+	check(st == IBV_WC_SUCCESS,
+	      "a UMR configuring its own MKEY succeeds (got %d)", st);
+	if (mlx5dv_destroy_mkey(mine))
+		fatal("mlx5dv_destroy_mkey (other)");
+}
+
+/*
+ * Pinning @len bytes at @addr (an MR in @pd, or a DEVX umem of @ctx with
+ * @umem) must fail with ENOMEM: over the limit.
+ */
+static void pin_refused(struct ibv_context *ctx, struct ibv_pd *pd,
+			bool umem, void *addr, size_t len, const char *what)
+{
+	struct mlx5dv_devx_umem *u = NULL;
+	struct ibv_mr *mr = NULL;
+
+	errno = 0;
+	if (umem)
+		u = mlx5dv_devx_umem_reg(ctx, addr, len, IBV_ACCESS_LOCAL_WRITE);
+	else
+		mr = ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+	check(!u && !mr && errno == ENOMEM, "%s: ENOMEM (got %s)", what,
+	      u || mr ? "success" : strerror(errno));
+	if (u)
+		mlx5dv_devx_umem_dereg(u);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
 /* RLIMIT_MEMLOCK against what an unprivileged process pins. */
 static void test_memlock(const char *dev)
 {
 	struct rlimit rl = { .rlim_cur = 256 << 10, .rlim_max = 256 << 10 };
 	struct ibv_context *ctx = open_ctx(dev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	struct ibv_mr *mr, *mr2;
+	struct mlx5dv_devx_umem *umem;
+	struct ibv_mr *mr;
 	char *big;
 
 	if (!pd || posix_memalign((void **)&big, 4096, 1 << 20))
 		fatal("memlock setup");
 	if (setrlimit(RLIMIT_MEMLOCK, &rl))
 		fatal("setrlimit");
-	errno = 0;
-	mr = ibv_reg_mr(pd, big, 1 << 20, IBV_ACCESS_LOCAL_WRITE);
-	check(!mr && errno == ENOMEM,
-	      "ibv_reg_mr of 1 MiB with RLIMIT_MEMLOCK 256 KiB: ENOMEM (got %s)",
-	      mr ? "success" : strerror(errno));
-	if (mr)
-		ibv_dereg_mr(mr);
+	pin_refused(ctx, pd, false, big, 1 << 20,
+		    "ibv_reg_mr of 1 MiB with RLIMIT_MEMLOCK 256 KiB");
 	mr = ibv_reg_mr(pd, big, 160 << 10, IBV_ACCESS_LOCAL_WRITE);
 	check(mr != NULL, "ibv_reg_mr of 160 KiB under the limit works (%s)",
 	      mr ? "ok" : strerror(errno));
-	errno = 0;
-	mr2 = ibv_reg_mr(pd, big + (512 << 10), 160 << 10,
-			 IBV_ACCESS_LOCAL_WRITE);
-	check(!mr2 && errno == ENOMEM,
-	      "a second 160 KiB (320 KiB pinned in all): ENOMEM (got %s)",
-	      mr2 ? "success" : strerror(errno));
-	if (mr2)
-		ibv_dereg_mr(mr2);
+	pin_refused(ctx, pd, false, big + (512 << 10), 160 << 10,
+		    "a second 160 KiB (320 KiB pinned in all)");
+	/* DEVX umems pin against the same limit as MRs */
+	pin_refused(ctx, pd, true, big + (512 << 10), 160 << 10,
+		    "a DEVX umem of 160 KiB next to a 160 KiB MR");
 	if (mr)
 		ibv_dereg_mr(mr);
-	mr2 = ibv_reg_mr(pd, big + (512 << 10), 160 << 10,
-			 IBV_ACCESS_LOCAL_WRITE);
-	check(mr2 != NULL,
-	      "after deregistration the pinned pages are given back (%s)",
-	      mr2 ? "ok" : strerror(errno));
-	if (mr2)
-		ibv_dereg_mr(mr2);
+	umem = mlx5dv_devx_umem_reg(ctx, big + (512 << 10), 160 << 10,
+				    IBV_ACCESS_LOCAL_WRITE);
+	check(umem != NULL,
+	      "after deregistration the pinned pages are given back: a DEVX umem of 160 KiB works (%s)",
+	      umem ? "ok" : strerror(errno));
+	pin_refused(ctx, pd, false, big, 160 << 10,
+		    "an MR of 160 KiB next to that umem");
+	if (umem)
+		mlx5dv_devx_umem_dereg(umem);
+	mr = ibv_reg_mr(pd, big, 160 << 10, IBV_ACCESS_LOCAL_WRITE);
+	check(mr != NULL,
+	      "after the umem's deregistration an MR of 160 KiB works (%s)",
+	      mr ? "ok" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(big);
@@ -598,6 +669,7 @@ static int other_process(const char *dev, int rfd)
 	}
 	side_open(&s, dev);
 	test_keys(&s, &o);
+	test_umr(&s, &o);
 	side_close(&s);
 	test_memlock(dev);
 	printf("other process: %d passed, %d failed\n", passes, failures);
@@ -710,6 +782,16 @@ int main(int argc, char **argv)
 	st = write_status(&s, s.mr->lkey, (uintptr_t)s.buf + 4096,
 			  s.mr->rkey, 64);
 	check(st == IBV_WC_SUCCESS, "the owner's QP passes data (got %d)", st);
+	/* the other's UMR at it changed nothing: still over the owner's MR */
+	memset(s.buf + BUF_SIZE / 2, 0, 64);
+	st = write_from(&s, o.sig_lkey, 0, (uintptr_t)s.buf + BUF_SIZE / 2,
+			s.mr->rkey, 64);
+	bad = 0;
+	for (i = 0; i < 64; i++)
+		bad += (unsigned char)s.buf[BUF_SIZE / 2 + i] != PATTERN;
+	check(st == IBV_WC_SUCCESS && !bad,
+	      "the owner WRITEs from its signature MKEY after the other's UMR at it (got %d, %d bytes wrong)",
+	      st, bad);
 	DEVX_SET(query_qp_in, qin, opcode, MLX5_CMD_OP_QUERY_QP);
 	DEVX_SET(query_qp_in, qin, qpn, dq.qpn);
 	check(!mlx5dv_devx_obj_query(dq.qp, qin, sizeof(qin), qout, sizeof(qout)),

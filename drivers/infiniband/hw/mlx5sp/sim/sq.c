@@ -903,20 +903,20 @@ u8 sim_sq_head_req(struct sim_engine *eng, struct sim_qp *qp,
 
 /*
  * More of the window out again: the WQEs after the win_sent already
- * sent in this round, up to @upto from the head, the oldest from una on.
+ * sent in this round, up to @nwqe from the head, the oldest from una on.
  * They are still in the SQ: decoded again, their gather lists too; one
  * that no longer decodes (a key now invalid) is not sent, and fails when
  * it is the oldest.
  */
 static void sim_sq_win_send_more(struct sim_engine *eng, struct sim_qp *qp,
-				 u8 upto)
+				 u8 nwqe)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 	struct sim_resp_req r;
 	struct sim_wire_wqe *e;
 	u8 synd;
 
-	for (; wq->win_sent < min(wq->win_n, upto); wq->win_sent++) {
+	for (; wq->win_sent < min(wq->win_n, nwqe); wq->win_sent++) {
 		e = &wq->win[(wq->win_head + wq->win_sent) % SIM_WIRE_WINDOW];
 		if (e->err)
 			break;
@@ -930,7 +930,7 @@ static void sim_sq_win_send_more(struct sim_engine *eng, struct sim_qp *qp,
 }
 
 /*
- * Go back to una (go-back-N), @upto WQEs at once (one after a timeout,
+ * Go back to una (go-back-N), @nwqe WQEs at once (one after a timeout,
  * a probe); the rest as answers move una, SIM_WIRE_RESEND_BURST out at
  * a time, and nothing new joins before they all went. Sending the whole
  * window at each NAK, under reordering (netem: each copy reordered
@@ -940,12 +940,12 @@ static void sim_sq_win_send_more(struct sim_engine *eng, struct sim_qp *qp,
  * timed out (56-wire-loss's window step).
  */
 static void sim_sq_win_goback(struct sim_engine *eng, struct sim_qp *qp,
-			      u8 upto)
+			      u8 nwqe)
 {
 	struct sim_wire_req *wq = &qp->wreq;
 
 	wq->win_sent = 0;
-	sim_sq_win_send_more(eng, qp, upto);
+	sim_sq_win_send_more(eng, qp, nwqe);
 }
 
 /*
