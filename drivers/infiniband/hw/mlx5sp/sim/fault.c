@@ -137,16 +137,29 @@ void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn)
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_hostile_cqes);
 
+void mlx5sp_sim_stale_cqes(struct mlx5sp_sim *sim, u32 count)
+{
+	atomic_set(&sim->stale_cqes, count);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_cqes);
+
 /*
  * Corrupts @cqe (encoded, owner bit set) as mlx5sp_sim_hostile_cqes says,
- * or has it written twice or not at all.
+ * or has it written twice or not at all; or leaves its owner bit the
+ * last lap's (mlx5sp_sim_stale_cqes).
  */
 enum sim_cqe_fate sim_hostile_cqe(struct mlx5sp_sim *sim,
 				  struct mlx5_cqe64 *cqe)
 {
-	int left = atomic_dec_if_positive(&sim->hostile_cqes);
+	int left;
 	u32 qpn;
 
+	if (atomic_dec_if_positive(&sim->stale_cqes) >= 0) {
+		cqe->op_own ^= MLX5_CQE_OWNER_MASK;
+		sim_err(sim, "hostile: CQE left with the last lap's owner bit\n");
+		return SIM_CQE_WRITE;
+	}
+	left = atomic_dec_if_positive(&sim->hostile_cqes);
 	if (left < 0)
 		return SIM_CQE_WRITE;
 	switch (left % 6) {

@@ -150,6 +150,11 @@ void mlx5sp_sim_get_stats(struct mlx5sp_sim *sim,
  * opcode by a reserved one, their WQE counter by a random one.
  */
 void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn);
+/*
+ * The next @count CQEs are written with the owner bit of the lap before:
+ * never handed over to software, so the CQ stalls there.
+ */
+void mlx5sp_sim_stale_cqes(struct mlx5sp_sim *sim, u32 count);
 /* An EQE of any type and contents, to the EQ subscribed to @type. */
 bool mlx5sp_sim_post_eqe(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 			 const void *data, size_t len);

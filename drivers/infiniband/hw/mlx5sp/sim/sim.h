@@ -219,6 +219,7 @@ struct mlx5sp_sim {
 	atomic_t health_stopped;	/* counter frozen by a test */
 	atomic_t hostile_cqes;		/* CQEs still to corrupt (fault.c) */
 	u32 hostile_qpn;		/* the QPN they may name instead */
+	atomic_t stale_cqes;		/* CQEs still to leave not handed over */
 	struct workqueue_struct *wq;
 	struct work_struct cmd_work;
 	struct delayed_work health_work;

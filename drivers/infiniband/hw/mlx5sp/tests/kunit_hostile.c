@@ -359,6 +359,75 @@ static void hostile_cqes_run(struct kunit *test, bool use_srq)
 	ib_destroy_cq(cq2);
 }
 
+/* The CQEs the model wrote in all. */
+static u64 hostile_cqes_written(struct ulp *u)
+{
+	struct mlx5sp_sim_stats st;
+
+	mlx5sp_sim_get_stats(u->sim, &st);
+	return st.cqes_written;
+}
+
+/*
+ * The first CQE of a SEND and its receive written with the owner bit of
+ * the lap before (firmware that never handed it over), the second as it
+ * should be: the CQ stalls at the first, as a ConnectX's consumer would,
+ * and neither completes (the second is in a later slot, not the driver's
+ * to read before the first); the QPs and the stalled CQ are destroyed
+ * cleanly, and a new CQ works.
+ */
+static void hostile_cqe_owner(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct ulp *u = ulp_setup_flags(test, 0);
+	struct ib_sge rsge = { .addr = u->dma[1], .length = 64,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_sge ssge = { .addr = u->dma[0], .length = 64,
+			       .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 100, .sg_list = &rsge,
+				  .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 200, .sg_list = &ssge,
+				  .num_sge = 1, .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	unsigned long end;
+	struct ib_wc wc[2];
+	u64 written;
+	int i, got = 0;
+
+	written = hostile_cqes_written(u);
+	mlx5sp_sim_stale_cqes(u->sim, 1);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(u->qp[1], &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(u->qp[0], &swr, NULL), 0);
+	/* both written, then a while more for the driver to (not) see them */
+	end = jiffies + msecs_to_jiffies(ULP_TIMEOUT_MS);
+	while (hostile_cqes_written(u) < written + 2 && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_GE(test, hostile_cqes_written(u), written + 2);
+	end = jiffies + msecs_to_jiffies(300);
+	while (time_before(jiffies, end)) {
+		got += max(ib_poll_cq(u->cq, 2, wc), 0);
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, got, 0,
+			    "%d completions past a CQE not handed over", got);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(u->qp[i]), 0);
+		u->qp[i] = NULL;
+	}
+	ib_destroy_cq(u->cq);
+	u->cq = ib_create_cq(u->ibdev, NULL, NULL, NULL, &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(u->cq));
+	ulp_pair(test, u, &qa);
+	hostile_still_works(test, u);
+}
+
 static void hostile_cqes(struct kunit *test)
 {
 	hostile_cqes_run(test, false);
@@ -833,6 +902,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_cmd_events),
 	KUNIT_CASE_SLOW(hostile_cqes),
 	KUNIT_CASE_SLOW(hostile_cqes_srq),
+	KUNIT_CASE_SLOW(hostile_cqe_owner),
 	KUNIT_CASE(hostile_cmd_status),
 	KUNIT_CASE_SLOW(hostile_cmd_outputs),
 	KUNIT_CASE_SLOW(hostile_create_outputs),
