@@ -52,6 +52,14 @@ static u64 pages_settled(struct ulp *u)
 	return now;
 }
 
+/* The RC pair the tests build again (ulp_pair() fills in CQs and context). */
+static const struct ib_qp_init_attr hostile_pair_qp = {
+	.qp_type = IB_QPT_RC,
+	.sq_sig_type = IB_SIGNAL_REQ_WR,
+	.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+		 .max_send_sge = 1, .max_recv_sge = 1 },
+};
+
 /* A SEND from QP 0 to QP 1 arrives and both complete: the device works. */
 static void hostile_still_works(struct kunit *test, struct ulp *u)
 {
@@ -239,12 +247,7 @@ static void hostile_cqes_run(struct kunit *test, bool use_srq)
 {
 	struct ib_srq_init_attr sa = { .attr = { .max_wr = 2 * HOSTILE_CQES,
 						 .max_sge = 1 } };
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ib_qp_init_attr qa = hostile_pair_qp;
 	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
 	struct ulp *u = ulp_setup_flags(test, 0);
 	struct hostile_scratch *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -378,12 +381,7 @@ static u64 hostile_cqes_written(struct ulp *u)
  */
 static void hostile_cqe_owner(struct kunit *test)
 {
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ib_qp_init_attr qa = hostile_pair_qp;
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct ulp *u = ulp_setup_flags(test, 0);
 	struct ib_sge rsge = { .addr = u->dma[1], .length = 64,
@@ -820,12 +818,7 @@ static int hostile_post(struct ulp *u, int i, bool send, u64 first, int n)
  */
 static void hostile_fatal_flush(struct kunit *test)
 {
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ib_qp_init_attr qa = hostile_pair_qp;
 	struct ulp *u = ulp_open(test, "ku_ib0", 64);
 	struct ib_cq *dcq, *wcq;
 	struct fatal_seen f = {};
