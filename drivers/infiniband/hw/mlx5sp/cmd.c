@@ -194,8 +194,11 @@ static bool block_sig_ok(const struct mlx5_cmd_prot_block *b)
  * release resources report success so teardown can free host memory; the
  * rest fail.
  */
-static int dead_dev_result(u16 opcode, void *out, int outlen)
+static int dead_dev_result(struct mlx5sp_dev *dev, u16 opcode, void *out,
+			   int outlen)
 {
+	/* what a release frees, the stopped device no longer touches */
+	mlx5sp_wait_nic_off(dev);
 	memset(out, 0, outlen);
 	switch (opcode) {
 	case MLX5_CMD_OP_TEARDOWN_HCA:
@@ -318,6 +321,9 @@ static void cmd_reap(struct mlx5sp_dev *dev)
 	struct mlx5sp_cmd *cmd = &dev->cmd;
 	bool dead = mlx5sp_dev_dead(dev);
 	unsigned int i;
+
+	if (dead)	/* its mailboxes are freed below */
+		mlx5sp_wait_nic_off(dev);
 
 	for (i = 0; i < cmd->nslots; i++) {
 		struct mlx5sp_cmd_slot *slot = &cmd->slots[i];
@@ -497,7 +503,7 @@ int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
 		return -EINVAL;
 	opcode = MLX5SP_CMD_OPCODE(in);
 	if (mlx5sp_dev_dead(dev))
-		return dead_dev_result(opcode, out, outlen);
+		return dead_dev_result(dev, opcode, out, outlen);
 
 	if (down_timeout(&cmd->sem, msecs_to_jiffies(cmd->timeout_ms))) {
 		mlx5sp_err(dev, "%s: no command slot came free\n",
@@ -522,7 +528,7 @@ int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
 	events = cmd->use_events;
 	spin_unlock_irq(&cmd->lock);
 	if (mlx5sp_dev_dead(dev)) {
-		err = dead_dev_result(opcode, out, outlen);
+		err = dead_dev_result(dev, opcode, out, outlen);
 		goto err_release;
 	}
 	slot_submit(dev, slot, in, inlen, outlen, token);
@@ -537,7 +543,7 @@ int mlx5sp_cmd_exec(struct mlx5sp_dev *dev, const void *in, int inlen,
 		return err;
 	}
 	if (err)	/* completed by the driver: the device died meanwhile */
-		err = dead_dev_result(opcode, out, outlen);
+		err = dead_dev_result(dev, opcode, out, outlen);
 	else
 		err = cmd_result(dev, slot, in, out, outlen, token);
 	cmd_trace(dev, in, out, err, t0);

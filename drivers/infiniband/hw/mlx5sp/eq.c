@@ -17,6 +17,8 @@
 #define FIRST_COMP_VECTOR	2
 #define EQE_SIZE		sizeof(struct mlx5_eqe)
 #define EQE_OWNER_INIT		0x1
+/* Interrupts in a row with nothing to take before an EQ counts as stuck. */
+#define EQ_STUCK_IRQS		1000
 
 static struct mlx5_eqe *next_eqe(struct mlx5sp_eq *eq)
 {
@@ -208,6 +210,8 @@ static irqreturn_t eq_irq(int irq, void *data)
 	struct mlx5_eqe *eqe;
 	unsigned int n = 0;
 
+	if (unlikely(eq->stuck))
+		return IRQ_NONE;
 	while ((eqe = next_eqe(eq))) {
 		handle_eqe(eq->dev, eqe);
 		eq->cons_index++;
@@ -215,6 +219,21 @@ static irqreturn_t eq_irq(int irq, void *data)
 		/* Hand entries back in batches so long bursts cannot overrun. */
 		if (++n % (eq->nent / 2) == 0)
 			eq_update_ci(eq, false);
+	}
+	if (n) {
+		eq->empty_irqs = 0;
+	} else if (++eq->empty_irqs >= EQ_STUCK_IRQS) {
+		/*
+		 * Armed, the device fires again while it holds an EQE we
+		 * do not own: an entry it wrote without handing it over.
+		 * Arming again would only spin; the device is broken.
+		 */
+		eq->stuck = true;
+		mlx5sp_err(eq->dev, "EQ %u stuck at entry %u: %u interrupts in a row without an EQE handed over\n",
+			   eq->eqn, eq->cons_index & (eq->nent - 1),
+			   eq->empty_irqs);
+		mlx5sp_enter_error_state(eq->dev, "EQ stuck");
+		return IRQ_HANDLED;
 	}
 	eq_update_ci(eq, true);
 	return n ? IRQ_HANDLED : IRQ_NONE;

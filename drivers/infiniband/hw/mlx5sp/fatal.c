@@ -76,6 +76,8 @@ void mlx5sp_fatal_work(struct work_struct *work)
 	};
 
 	ibdev_err(&dev->ib, "firmware is dead: outstanding kernel work completes flushed\n");
+	/* the flushes below are final only once the device writes no CQE */
+	mlx5sp_wait_nic_off(dev->mdev);
 	mlx5sp_core_qp_each(dev->mdev, fatal_kick_qp);
 	ib_dispatch_event(&ev);
 }

@@ -124,6 +124,8 @@ struct mlx5sp_eq {
 	u32 eqn;
 	u32 nent;
 	u32 cons_index;		/* touched only by the EQ's interrupt handler */
+	u32 empty_irqs;		/* in a row, and stuck: the handler's too */
+	bool stuck;
 	u16 vector;
 	u64 mask;
 	bool irq_requested;
@@ -202,6 +204,7 @@ struct mlx5sp_dev {
 
 	spinlock_t state_lock;		/* protects state */
 	enum mlx5sp_dev_state state;
+	bool nic_off;			/* in the error state and stopped */
 
 	u32 fw_rev_major;
 	u32 fw_rev_minor;
@@ -288,6 +291,7 @@ static inline bool mlx5sp_dev_dead(struct mlx5sp_dev *dev)
 int mlx5sp_dev_init(struct mlx5sp_dev *dev);
 void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev);
 void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
+void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 
 /* cmd.c */
 int mlx5sp_cmd_init(struct mlx5sp_dev *dev);

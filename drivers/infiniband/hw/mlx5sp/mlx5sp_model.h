@@ -191,6 +191,13 @@ static inline void mlx5sp_set_qw(void *p, u32 bit, u64 v)
  */
 #define MLX5SP_EVENT_QUEUE_TYPE_SRQ	3
 
+/*
+ * The init segment's nic_interface field (cmdq_addr_l_sz from bit
+ * MLX5_NIC_IFC_OFFSET): the value mlx5_core writes to stop a function
+ * it gives up on, and reads back once the device has stopped.
+ */
+#define MLX5SP_NIC_IFC_DISABLED		1
+
 struct mlx5sp_model_dev;
 struct net_device;
 struct page;

@@ -88,6 +88,30 @@ static void sim_write_ignored(struct mlx5sp_sim *sim, u32 offset, u32 val)
 	sim_dbg(sim, "BAR write 0x%x = 0x%x ignored\n", offset, val);
 }
 
+/*
+ * The driver turned the NIC interface off (it gave up on the device, as
+ * mlx5_core does before it frees what the device had): from here the
+ * device does nothing, as a dead one, and the interface reads disabled
+ * once the engine is sure to do no more DMA: a grace period, for the
+ * engine looks at the flag inside each of its RCU sections.
+ */
+void sim_nic_off_work(struct work_struct *work)
+{
+	struct mlx5sp_sim *sim = container_of(work, struct mlx5sp_sim,
+					      nic_off_work);
+	unsigned long flags;
+	u32 v;
+
+	synchronize_rcu();
+	spin_lock_irqsave(&sim->reg_lock, flags);
+	v = be32_to_cpu(READ_ONCE(*sim_iseg_word(sim,
+						 SIM_ISEG_OFF(cmdq_addr_l_sz))));
+	v &= ~(7U << MLX5_NIC_IFC_OFFSET);
+	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz),
+		     v | MLX5SP_NIC_IFC_DISABLED << MLX5_NIC_IFC_OFFSET);
+	spin_unlock_irqrestore(&sim->reg_lock, flags);
+}
+
 /* The low 12 bits of what the driver writes are the firmware's. */
 static void sim_set_cmdq(struct mlx5sp_sim *sim, u32 val)
 {
@@ -95,6 +119,13 @@ static void sim_set_cmdq(struct mlx5sp_sim *sim, u32 val)
 	unsigned long flags;
 	u64 base;
 
+	if (((val >> MLX5_NIC_IFC_OFFSET) & 7) == MLX5SP_NIC_IFC_DISABLED) {
+		if (!atomic_xchg(&sim->nic_disabled, 1)) {
+			sim_err(sim, "NIC interface turned off by the driver\n");
+			queue_work(sim->wq, &sim->nic_off_work);
+		}
+		return;
+	}
 	spin_lock_irqsave(&sim->reg_lock, flags);
 	base = (u64)sim->cmdq_addr_h << 32 | (val & ~0xfffU);
 	if (!sim_dma_ram(base, size, SZ_4K)) {

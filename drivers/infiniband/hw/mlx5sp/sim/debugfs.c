@@ -14,6 +14,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -22,6 +23,7 @@
 #include "sim.h"
 
 #define SIM_CTL_MAX_LINE	256
+#define SIM_HOSTILE_EQES_MAX	4096	/* per write: a few EQs' worth */
 
 static struct dentry *sim_dbg_root;
 static struct dentry *sim_dbg_add;
@@ -136,6 +138,28 @@ static int sim_health_stop_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sim_health_stop_fops, sim_health_stop_get,
 			 sim_health_stop_set, "%llu\n");
 
+/* hostile CQEs and EQEs (fault.c): how many are still to come */
+#define SIM_HOSTILE_ATTR(field, set_fn)					\
+static int sim_##field##_get(void *data, u64 *val)			\
+{									\
+	struct mlx5sp_sim *sim = data;					\
+									\
+	*val = atomic_read(&sim->field);				\
+	return 0;							\
+}									\
+static int sim_##field##_set(void *data, u64 val)			\
+{									\
+	if (val > S32_MAX)						\
+		return -EINVAL;						\
+	set_fn;								\
+	return 0;							\
+}									\
+DEFINE_DEBUGFS_ATTRIBUTE(sim_##field##_fops, sim_##field##_get,	\
+			 sim_##field##_set, "%llu\n")
+
+SIM_HOSTILE_ATTR(stale_cqes, mlx5sp_sim_stale_cqes(data, val));
+SIM_HOSTILE_ATTR(stale_eqes, mlx5sp_sim_stale_eqes(data, val));
+
 static char *sim_read_line(const char __user *ubuf, size_t count)
 {
 	char *buf;
@@ -174,6 +198,61 @@ static const struct file_operations sim_page_storm_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = sim_page_storm_write,
+	.llseek = noop_llseek,
+};
+
+/* "COUNT [QPN]": the next COUNT CQEs corrupted, some naming QPN */
+static ssize_t sim_hostile_cqes_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	u32 n, qpn = 0;
+	char *buf;
+	int got;
+
+	buf = sim_read_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	got = sscanf(buf, "%u %i", &n, &qpn);
+	kfree(buf);
+	if (got < 1 || n > S32_MAX)
+		return -EINVAL;
+	mlx5sp_sim_hostile_cqes(file->private_data, n, qpn);
+	return count;
+}
+
+static const struct file_operations sim_hostile_cqes_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sim_hostile_cqes_write,
+	.llseek = noop_llseek,
+};
+
+/* "COUNT [SEED]": COUNT lying EQEs written now (SEED 0: a random one) */
+static ssize_t sim_hostile_eqes_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	u32 n, seed = 0;
+	char *buf;
+	int got;
+
+	buf = sim_read_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	got = sscanf(buf, "%u %u", &n, &seed);
+	kfree(buf);
+	if (got < 1 || n > SIM_HOSTILE_EQES_MAX)
+		return -EINVAL;
+	mlx5sp_sim_hostile_eqes(file->private_data, n,
+				seed ?: get_random_u32());
+	return count;
+}
+
+static const struct file_operations sim_hostile_eqes_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sim_hostile_eqes_write,
 	.llseek = noop_llseek,
 };
 
@@ -231,6 +310,7 @@ static int sim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "regular_pages_outstanding %lld\n",
 		   st->regular_pages_outstanding);
 	seq_printf(m, "eqes_written %llu\n", st->eqes_written);
+	seq_printf(m, "eqes_hostile %llu\n", st->eqes_hostile);
 	seq_printf(m, "eq_overruns %llu\n", st->eq_overruns);
 	seq_printf(m, "events_dropped %llu\n", st->events_dropped);
 	seq_printf(m, "eq_doorbells_bad %llu\n", st->eq_doorbells_bad);
@@ -403,6 +483,14 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_file_unsafe("health_counter_stop", 0600, d, sim,
 				   &sim_health_stop_fops);
 	debugfs_create_file("page_storm", 0200, d, sim, &sim_page_storm_fops);
+	debugfs_create_file("hostile_cqes", 0200, d, sim,
+			    &sim_hostile_cqes_fops);
+	debugfs_create_file("hostile_eqes", 0200, d, sim,
+			    &sim_hostile_eqes_fops);
+	debugfs_create_file_unsafe("stale_cqes", 0600, d, sim,
+				   &sim_stale_cqes_fops);
+	debugfs_create_file_unsafe("stale_eqes", 0600, d, sim,
+				   &sim_stale_eqes_fops);
 	debugfs_create_file("stats", 0400, d, sim, &sim_stats_fops);
 	debugfs_create_file("objects", 0400, d, sim, &sim_objects_fops);
 	debugfs_create_file("limits", 0400, d, sim, &sim_limits_fops);

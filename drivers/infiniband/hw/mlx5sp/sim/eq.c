@@ -298,7 +298,8 @@ static bool sim_eq_write(struct mlx5sp_sim *sim, struct sim_eq *eq,
 	memcpy(eqe, src, offsetof(struct mlx5_eqe, owner));
 	/* the body is visible before the owner bit hands it over */
 	wmb();
-	WRITE_ONCE(eqe->owner, (eq->pi >> eq->log_size) & 1);
+	WRITE_ONCE(eqe->owner, ((eq->pi >> eq->log_size) & 1) ^
+			       sim_fault_stale_eqe(sim));
 	eq->pi++;
 	sim_stat_inc(sim, eqes_written);
 

@@ -6,6 +6,8 @@
 
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "sim.h"
 
@@ -142,6 +144,169 @@ void mlx5sp_sim_stale_cqes(struct mlx5sp_sim *sim, u32 count)
 	atomic_set(&sim->stale_cqes, count);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_cqes);
+
+void mlx5sp_sim_stale_eqes(struct mlx5sp_sim *sim, u32 count)
+{
+	atomic_set(&sim->stale_eqes, count);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_eqes);
+
+bool sim_fault_stale_eqe(struct mlx5sp_sim *sim)
+{
+	if (likely(!atomic_read(&sim->stale_eqes)) ||
+	    atomic_dec_if_positive(&sim->stale_eqes) < 0)
+		return false;
+	sim_err(sim, "hostile: EQE left with the last lap's owner bit\n");
+	return true;
+}
+
+/* Numbers of live objects of one table, a random sample of them. */
+#define SIM_HOSTILE_SAMPLE	32
+
+struct sim_hostile_ids {
+	u32 n;
+	u32 id[SIM_HOSTILE_SAMPLE];
+	u32 eqn[SIM_HOSTILE_SAMPLE];	/* CQs: the EQ of their completions */
+};
+
+/* Reservoir sampling over @xa (RCU): every object as likely as another. */
+static void sim_hostile_sample(struct xarray *xa, struct sim_hostile_ids *ids,
+			       struct rnd_state *rnd, bool cqs)
+{
+	unsigned long idx;
+	u32 seen = 0, k;
+	void *e;
+
+	ids->n = 0;
+	rcu_read_lock();
+	xa_for_each(xa, idx, e) {
+		if (xa_is_value(e))
+			continue;
+		k = seen < SIM_HOSTILE_SAMPLE ? seen :
+			prandom_u32_state(rnd) % (seen + 1);
+		seen++;
+		if (k >= SIM_HOSTILE_SAMPLE)
+			continue;
+		ids->id[k] = idx;
+		ids->eqn[k] = cqs ? READ_ONCE(((struct sim_cq *)e)->eqn) : 0;
+	}
+	rcu_read_unlock();
+	ids->n = min(seen, SIM_HOSTILE_SAMPLE);
+}
+
+/* A number out of @ids, or now and then one nobody has. */
+static u32 sim_hostile_pick(struct sim_hostile_ids *ids,
+			    struct rnd_state *rnd, u32 *eqn)
+{
+	u32 k;
+
+	if (!ids->n || !(prandom_u32_state(rnd) % 8)) {
+		*eqn = SIM_MAX_EQS;
+		return prandom_u32_state(rnd) & 0xffffff;
+	}
+	k = prandom_u32_state(rnd) % ids->n;
+	*eqn = ids->eqn[k];
+	return ids->id[k];
+}
+
+static const u8 sim_hostile_qp_events[] = {
+	MLX5_EVENT_TYPE_PATH_MIG, MLX5_EVENT_TYPE_COMM_EST,
+	MLX5_EVENT_TYPE_SQ_DRAINED, MLX5_EVENT_TYPE_SRQ_LAST_WQE,
+	MLX5_EVENT_TYPE_WQ_CATAS_ERROR, MLX5_EVENT_TYPE_PATH_MIG_FAILED,
+	MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR, MLX5_EVENT_TYPE_WQ_ACCESS_ERROR,
+};
+
+/*
+ * @count EQEs no firmware meant, naming objects that live now (numbers
+ * sampled from the model's own tables, an eighth of them random):
+ * completions and errors of CQs (a completion to its CQ's EQ, as a
+ * card writes it), QP and SRQ events, command completions for any
+ * slots, page requests of a few pages either way, types no PRM has.
+ * Seeded (@seed), so a run that fails replays. Returns how many were
+ * written.
+ */
+u32 mlx5sp_sim_hostile_eqes(struct mlx5sp_sim *sim, u32 count, u32 seed)
+{
+	struct sim_hostile_ids *cqs, *qps, *srqs;
+	struct rnd_state rnd;
+	union ev_data d;
+	u32 i, eqn, written = 0;
+	bool ok;
+	u8 type;
+
+	cqs = kmalloc_array(3, sizeof(*cqs), GFP_KERNEL);
+	if (!cqs)
+		return 0;
+	qps = cqs + 1;
+	srqs = cqs + 2;
+	prandom_seed_state(&rnd, seed);
+	sim_hostile_sample(&sim->cqs, cqs, &rnd, true);
+	sim_hostile_sample(&sim->qps, qps, &rnd, false);
+	sim_hostile_sample(&sim->srqs, srqs, &rnd, false);
+	for (i = 0; i < count; i++) {
+		memset(&d, 0, sizeof(d));
+		switch (prandom_u32_state(&rnd) % 8) {
+		case 0:
+		case 1:
+			d.comp.cqn = cpu_to_be32(sim_hostile_pick(cqs, &rnd,
+								  &eqn));
+			ok = sim_eq_post_to(sim, eqn < SIM_MAX_EQS ? eqn :
+					    sim_eq_async_eqn(sim),
+					    MLX5_EVENT_TYPE_COMP, &d);
+			break;
+		case 2:
+			d.cq_err.cqn = cpu_to_be32(sim_hostile_pick(cqs, &rnd,
+								    &eqn));
+			d.cq_err.syndrome = prandom_u32_state(&rnd);
+			ok = sim_eq_post(sim, MLX5_EVENT_TYPE_CQ_ERROR, 0, &d);
+			break;
+		case 3:
+		case 4:
+			type = sim_hostile_qp_events[prandom_u32_state(&rnd) %
+					ARRAY_SIZE(sim_hostile_qp_events)];
+			d.qp_srq.type = MLX5_EVENT_QUEUE_TYPE_QP;
+			d.qp_srq.qp_srq_n = cpu_to_be32(sim_hostile_pick(qps,
+								&rnd, &eqn));
+			ok = sim_eq_post(sim, type, 0, &d);
+			break;
+		case 5:
+			type = prandom_u32_state(&rnd) & 1 ?
+			       MLX5_EVENT_TYPE_SRQ_RQ_LIMIT :
+			       MLX5_EVENT_TYPE_SRQ_CATAS_ERROR;
+			d.qp_srq.type = MLX5SP_EVENT_QUEUE_TYPE_SRQ;
+			d.qp_srq.qp_srq_n = cpu_to_be32(sim_hostile_pick(srqs,
+								&rnd, &eqn));
+			ok = sim_eq_post(sim, type, 0, &d);
+			break;
+		case 6:
+			/* any slots, busy or not: the driver reads their bits */
+			d.cmd.vector = cpu_to_be32(prandom_u32_state(&rnd));
+			ok = sim_eq_post(sim, MLX5_EVENT_TYPE_CMD, 0, &d);
+			break;
+		default:
+			if (prandom_u32_state(&rnd) & 1) {
+				d.req_pages.num_pages =
+					cpu_to_be32((s32)(prandom_u32_state(&rnd) %
+							  17) - 8);
+				ok = sim_eq_post(sim,
+						 MLX5_EVENT_TYPE_PAGE_REQUEST,
+						 0, &d);
+				break;
+			}
+			prandom_bytes_state(&rnd, &d, sizeof(d));
+			/* 0x05, 0x1f: no event type of the PRM */
+			ok = sim_eq_post_to(sim, sim_eq_async_eqn(sim),
+					    prandom_u32_state(&rnd) & 1 ?
+					    0x05 : 0x1f, &d);
+			break;
+		}
+		written += ok;
+	}
+	kfree(cqs);
+	sim_stat_add(sim, eqes_hostile, written);
+	return written;
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_hostile_eqes);
 
 /*
  * Corrupts @cqe (encoded, owner bit set) as mlx5sp_sim_hostile_cqes says,

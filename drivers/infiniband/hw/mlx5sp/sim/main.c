@@ -288,6 +288,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
+	INIT_WORK(&sim->nic_off_work, sim_nic_off_work);
 	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
 	sim_init_slots(sim);
 	sim->fault.fail_nth = sim_debugfs_take_fail_nth();

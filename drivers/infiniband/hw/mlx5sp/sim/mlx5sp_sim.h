@@ -69,6 +69,7 @@ struct mlx5sp_sim_stats {
 	u64 init_pages_outstanding;
 	s64 regular_pages_outstanding;	/* < 0: driver should take back */
 	u64 eqes_written;
+	u64 eqes_hostile;	/* written by mlx5sp_sim_hostile_eqes() */
 	u64 eq_overruns;	/* EQ full: event dropped */
 	u64 events_dropped;	/* no EQ subscribed, or device FATAL */
 	u64 eq_doorbells_bad;	/* unknown EQ, wrong UAR, CI beyond PI */
@@ -155,6 +156,14 @@ void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn);
  * never handed over to software, so the CQ stalls there.
  */
 void mlx5sp_sim_stale_cqes(struct mlx5sp_sim *sim, u32 count);
+/* The same for the next @count EQEs: their EQ stalls there. */
+void mlx5sp_sim_stale_eqes(struct mlx5sp_sim *sim, u32 count);
+/*
+ * @count EQEs that lie, naming CQs, QPs and SRQs that live now (and a
+ * few nobody has), command slots and page counts, seeded by @seed.
+ * Returns how many were written.
+ */
+u32 mlx5sp_sim_hostile_eqes(struct mlx5sp_sim *sim, u32 count, u32 seed);
 /* An EQE of any type and contents, to the EQ subscribed to @type. */
 bool mlx5sp_sim_post_eqe(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 			 const void *data, size_t len);

@@ -3,8 +3,8 @@
  * Private state of a software ConnectX device: the device, its firmware
  * state and commands. The objects the data path works on have a header
  * each: buf.h (queue buffers), mkey.h, cq.h, qp.h (QPs and SRQs), sgl.h
- * (scatter lists and transfers), engine.h, counters.h (Q counters); the
- * wire's are wire.h, signatures' sig.h.
+ * (scatter lists and transfers), engine.h, eq.h (event queues),
+ * counters.h (Q counters); the wire's are wire.h, signatures' sig.h.
  *
  * Lock order: sim_list_lock -> fw_lock -> eq_lock -> fault_lock/stats_lock.
  * eq_lock, reg_lock, fault_lock and stats_lock are taken with interrupts
@@ -46,6 +46,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "engine.h"
+#include "eq.h"
 #include "limits.h"
 #include "mkey.h"
 #include "qp.h"
@@ -131,22 +132,6 @@ struct sim_slot {
 	u64 out_ptr;
 };
 
-struct sim_eq {
-	u8 eqn;
-	u8 log_size;
-	u8 log_page_size;
-	u16 intr;
-	u32 uar;
-	u32 nent;
-	u32 npas;
-	u64 *pas;			/* physical addresses of the buffer */
-	u64 mask[4];			/* event_bitmask: bit T = event type T */
-	/* protected by eq_lock */
-	u32 ci;				/* consumer counter (free running) */
-	u32 pi;				/* producer counter (free running) */
-	bool armed;
-};
-
 /* Object kinds a DEVX uid may own (uctx.c). */
 enum sim_obj_type {
 	SIM_OBJ_PD,
@@ -216,10 +201,13 @@ struct mlx5sp_sim {
 	atomic_t stopping;		/* destroy in progress: queue no work */
 
 	atomic_t fatal;			/* health syndrome set */
+	atomic_t nic_disabled;		/* the driver turned the NIC off */
+	struct work_struct nic_off_work; /* reads disabled after a GP */
 	atomic_t health_stopped;	/* counter frozen by a test */
 	atomic_t hostile_cqes;		/* CQEs still to corrupt (fault.c) */
 	u32 hostile_qpn;		/* the QPN they may name instead */
 	atomic_t stale_cqes;		/* CQEs still to leave not handed over */
+	atomic_t stale_eqes;		/* EQEs still to leave not handed over */
 	struct workqueue_struct *wq;
 	struct work_struct cmd_work;
 	struct delayed_work health_work;
@@ -363,9 +351,10 @@ static inline int sim_fail(struct sim_cmd *c, u8 status, u32 syndrome)
 	return -EINVAL;
 }
 
+/* Dead firmware, or a device the driver turned off: it does nothing. */
 static inline bool sim_is_fatal(struct mlx5sp_sim *sim)
 {
-	return atomic_read(&sim->fatal);
+	return atomic_read(&sim->fatal) || atomic_read(&sim->nic_disabled);
 }
 
 /* Dead or hung firmware: the engine does no more DMA. */
@@ -429,6 +418,7 @@ bool sim_uar_store_landed(struct mlx5sp_sim *sim, u32 index, u32 offset);
 void sim_bar_init(struct mlx5sp_sim *sim);
 void sim_health_work(struct work_struct *work);
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd);
+void sim_nic_off_work(struct work_struct *work);
 
 /* fw.c */
 void sim_cmd_work(struct work_struct *work);
@@ -469,22 +459,6 @@ int sim_caps_init(struct mlx5sp_sim *sim);
 void sim_caps_reset_cur(struct mlx5sp_sim *sim);
 int sim_cmd_query_hca_cap(struct sim_cmd *c);
 int sim_cmd_set_hca_cap(struct sim_cmd *c);
-
-/* eq.c */
-int sim_cmd_create_eq(struct sim_cmd *c);
-int sim_cmd_destroy_eq(struct sim_cmd *c);
-int sim_cmd_query_eq(struct sim_cmd *c);
-bool sim_eq_uses_uar(struct mlx5sp_sim *sim, u32 uar);
-void sim_eq_destroy_all(struct mlx5sp_sim *sim);
-void sim_eq_doorbell(struct mlx5sp_sim *sim, u32 uar, u32 val, bool arm);
-bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
-		 const union ev_data *data);
-bool sim_eq_subscribed(struct mlx5sp_sim *sim, u8 type);
-bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn);
-u32 sim_eq_async_eqn(struct mlx5sp_sim *sim);
-bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
-		    const union ev_data *data);
-void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn);
 
 int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
 		      struct sim_resp_req *r);

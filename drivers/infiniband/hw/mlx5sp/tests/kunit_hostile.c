@@ -889,6 +889,107 @@ static void hostile_fatal_flush(struct kunit *test)
 	ib_free_cq(dcq);
 }
 
+/* Completion events of hostile_eqe_owner's CQ while the device lived */
+struct hostile_events {
+	struct mlx5sp_dev *mdev;
+	atomic_t live;
+};
+
+static void hostile_comp_count(struct ib_cq *cq, void *ctx)
+{
+	struct hostile_events *e = ctx;
+
+	/* a dead device's CQs are kicked for their flushes (fatal.c) */
+	if (!mlx5sp_dev_dead(e->mdev))
+		atomic_inc(&e->live);
+}
+
+/* Polls @cq for up to @n completions for @ms: how many came. */
+static int hostile_poll(struct ib_cq *cq, struct ib_wc *wc, int n, int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	int got = 0, r;
+
+	while (got < n && time_before(jiffies, end)) {
+		r = ib_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			break;
+		got += r;
+		if (!r)
+			usleep_range(500, 1000);
+	}
+	return got;
+}
+
+/*
+ * An EQE written with the owner bit of the lap before: the device holds
+ * an entry it never handed over and, armed with it pending, fires the
+ * EQ's interrupt again each time, as a card does. The driver takes
+ * nothing from that slot (no completion event comes), sees the EQ stuck
+ * after a run of interrupts with nothing to take instead of spinning in
+ * them for good, and gives the device up: its NIC interface turned off
+ * (the device stops, and reads so), DEVICE_FATAL, the work completes;
+ * everything is destroyed and the device torn down cleanly.
+ */
+static void hostile_eqe_owner(struct kunit *test)
+{
+	struct ib_qp_init_attr qa = hostile_pair_qp;
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct ulp *u = ulp_open(test, "ku_ib0", 64);
+	struct hostile_events events = {};
+	struct fatal_seen f = {};
+	struct mlx5sp_dev *mdev;
+	struct ib_wc wc[8];
+	struct ib_cq *cq;
+	int i, got;
+
+	mdev = to_ibdev(u->ibdev)->mdev;
+	events.mdev = mdev;
+	cq = ib_create_cq(u->ibdev, hostile_comp_count, NULL, &events,
+			  &cq_attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	ulp_pair(test, u, &qa);
+	INIT_IB_EVENT_HANDLER(&f.eh, u->ibdev, hostile_fatal_event);
+	ib_register_event_handler(&f.eh);
+
+	/* first a completion event as it should come */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 1, false, 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 0, true, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, hostile_poll(cq, wc, 2, ULP_TIMEOUT_MS), 2);
+	for (i = 0; i < 1000 && !atomic_read(&events.live); i++)
+		msleep(10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&events.live), 1);
+
+	/* then the next EQE left to the lap before */
+	mlx5sp_sim_stale_eqes(u->sim, 1);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 1, false, 3, 1), 0);
+	KUNIT_EXPECT_EQ(test, hostile_post(u, 0, true, 4, 1), 0);
+	for (i = 0; i < 1000 && !atomic_read(&f.n); i++)
+		msleep(10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.n), 1);
+	KUNIT_EXPECT_TRUE(test, mlx5sp_dev_dead(mdev));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&events.live), 1,
+			    "a completion event from an EQE not handed over");
+	/* each WR completes once: as the device wrote it, or flushed */
+	got = hostile_poll(cq, wc, 8, 500);
+	KUNIT_EXPECT_EQ(test, got, 2);
+	for (i = 0; i < got; i++)
+		KUNIT_EXPECT_TRUE(test, wc[i].wr_id == 3 || wc[i].wr_id == 4);
+	/* the fatal work waited for the device to read stopped */
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(mdev->nic_off));
+
+	ib_unregister_event_handler(&f.eh);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(u->qp[i]), 0);
+		u->qp[i] = NULL;
+	}
+	ib_destroy_cq(cq);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_page_requests),
 	KUNIT_CASE(hostile_eqes),
@@ -902,6 +1003,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE_SLOW(hostile_create_qp_outputs),
 	KUNIT_CASE_SLOW(hostile_create_key_outputs),
 	KUNIT_CASE_SLOW(hostile_fatal_flush),
+	KUNIT_CASE_SLOW(hostile_eqe_owner),
 	{}
 };
 
