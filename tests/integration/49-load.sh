@@ -17,6 +17,9 @@
 # never answers): every process sees DEVICE_FATAL on each context and
 # ENOLINK from a verb, and ends; the command fails; the dead devices are
 # deleted and give back every page.
+# Before the removals, the load runs LOAD_HOSTILE_SECONDS (8; 60 in the
+# full form) while both devices write EQEs that lie about its live
+# objects (hostile() below): nothing may fail but the lies themselves.
 # Prints "campaign: load ..." lines with the figures.
 # shellcheck source=tests/integration/lib.bash
 . "$(dirname "$(readlink -f "$0")")/lib.bash"
@@ -148,6 +151,39 @@ removal() {
 	ip link del lddummy1
 }
 
+# hostile SECS: the load runs SECS seconds while both devices write EQEs
+# that lie (debugfs hostile_eqes, 128 every 0.1 s each, seeded 1, 2, ...):
+# completions, CQ errors and QP and SRQ events naming the load's live
+# CQs and QPs (and numbers nobody has), command completions for any slot,
+# page requests either way, unknown types. The processes take the lying
+# async events as such; every completion must still succeed and every
+# byte arrive right, and nothing may break in the kernel.
+hostile() {
+	local secs=$1 pid rc=0 seed=1 h0 h1
+	h0=$(stat ld0 eqes_hostile)
+	h1=$(stat ld1 eqes_hostile)
+	"$prog" --procs "$procs" --pairs "$pairs" --seconds "$secs" \
+		--no-overrun --hostile-events ld0 ld1 >"$out" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		echo "128 $seed" >"$simfs/ld0/hostile_eqes"
+		echo "128 $((seed + 1))" >"$simfs/ld1/hostile_eqes"
+		seed=$((seed + 2))
+		sleep 0.1
+	done
+	wait $pid || rc=$?
+	cat "$out"
+	[ $rc = 0 ] || die "load under hostile EQEs: status $rc (seeds 1 to $seed)"
+	h0=$(($(stat ld0 eqes_hostile) - h0))
+	h1=$(($(stat ld1 eqes_hostile) - h1))
+	[ $((h0 + h1)) -gt 0 ] || die "load under hostile EQEs: none written"
+	# the lies reached the processes as async events of their QPs and CQs
+	[ "$(sed -n 's/.*, \([0-9]*\) lying async events taken$/\1/p' "$out")" -gt 0 ] ||
+		die "load under hostile EQEs: no lying event reached a process"
+	ok "load under hostile EQEs: $h0 + $h1 lying EQEs written, every process ended well"
+	echo "campaign: load under hostile EQEs ($h0 + $h1 written, seeds 1 to $seed), $(figures "$out")"
+}
+
 mark load
 up
 if [ "$full" = 1 ]; then
@@ -159,12 +195,14 @@ if [ "$full" = 1 ]; then
 	[ $rc = 0 ] || die "load: status $rc"
 	ok "load: $procs processes x $((2 * pairs)) contexts, RC and UD, CQ overrun ($((SECONDS - t0)) s)"
 	echo "campaign: load, $(figures "$out"); CQ overrun in each process, every byte checked"
+	hostile "${LOAD_HOSTILE_SECONDS:-60}"
 	removal link --seconds 0 --no-overrun
 	up
 	removal module --seconds 0 --no-overrun
 	up
 	removal dead --seconds 0 --no-overrun --dead
 else
+	hostile "${LOAD_HOSTILE_SECONDS:-8}"
 	removal link --seconds "$secs"
 	up
 	removal dead --seconds 0 --no-overrun --dead

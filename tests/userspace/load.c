@@ -7,7 +7,7 @@
  *
  * usage: load [--procs N] [--pairs N] [--seconds S] [--batch K]
  *             [--until-removed READY_FILE [--dead]] [--no-overrun]
- *             DEV [PEER_DEV]
+ *             [--hostile-events] DEV [PEER_DEV]
  *
  * Each of N processes (4) opens 2 x PAIRS contexts (2): pair i is a
  * context on DEV and one on PEER_DEV for odd i, on DEV for even i
@@ -38,6 +38,11 @@
  * syndrome) instead: the same DEVICE_FATAL, and a verb that needs the
  * firmware fails with ENOLINK, mlx5_core's answer on a dead device (the
  * device is still there: EIO is uverbs' answer once it is gone).
+ *
+ * --hostile-events: the caller has the devices write EQEs that lie about
+ * live objects (the model's hostile_eqes): QP, SRQ and CQ events for
+ * QPs and CQs that are fine. Such async events are counted, not failed;
+ * everything else holds: every completion successful, every byte right.
  *
  * Ends with one line of figures and "N passed, N failed" (the parent's
  * checks: every process ended well, none killed by a signal).
@@ -111,6 +116,7 @@ struct report {
 	int eio;		/* a verb failed once the device went */
 	int flushed;		/* completions with an error status */
 	int other_events;	/* other async events while it went */
+	int lies;		/* --hostile-events: async events taken as lies */
 	int done;		/* 1: ended well */
 	int running;		/* a round done (--until-removed) */
 	char why[160];		/* else: the first thing that went wrong */
@@ -119,8 +125,9 @@ struct report {
 static struct {
 	int procs, pairs, seconds, batch, until_removed, overrun;
 	int dead;	/* --dead: the errno a verb fails with is ENOLINK */
+	int hostile;	/* --hostile-events: the device lies in its EQEs */
 	const char *dev[2], *ready;
-} opt = { 4, 2, 10, 8, 0, 1, 0, { NULL, NULL }, NULL };
+} opt = { 4, 2, 10, 8, 0, 1, 0, 0, { NULL, NULL }, NULL };
 
 static struct report *rep;	/* this process's */
 static struct pair pairs[MAX_PAIRS];
@@ -498,6 +505,11 @@ static void drain_events(struct side *e, int p, int j)
 			rep->other_events++;
 			continue;
 		}
+		/* what a lying device says of live objects, not a failure */
+		if (opt.hostile && ev.event_type != IBV_EVENT_DEVICE_FATAL) {
+			rep->lies++;
+			continue;
+		}
 		fail("pair %d side %d: unexpected async event %s",
 		     p, j, ibv_event_type_str(ev.event_type));
 	}
@@ -751,6 +763,8 @@ static int parse(int argc, char **argv)
 			opt.overrun = 0;
 		else if (!strcmp(argv[i], "--dead"))
 			opt.dead = 1;
+		else if (!strcmp(argv[i], "--hostile-events"))
+			opt.hostile = 1;
 		else if (argv[i][0] != '-' && n < 2)
 			opt.dev[n++] = argv[i];
 		else
@@ -792,13 +806,13 @@ int main(int argc, char **argv)
 {
 	unsigned long long ops = 0, bytes = 0, rounds = 0;
 	int i, st, qps = 0, ctxs = 0, overruns = 0, fatal = 0, eio = 0;
-	int flushed = 0, other = 0, ok = 0;
+	int flushed = 0, other = 0, lies = 0, ok = 0;
 	struct report *reps;
 	pid_t pid[MAX_PROCS];
 	double t0 = now_ms();
 
 	if (parse(argc, argv)) {
-		fprintf(stderr, "usage: load [--procs N] [--pairs N] [--seconds S] [--batch K] [--until-removed READY_FILE] [--no-overrun] DEV [PEER_DEV]\n");
+		fprintf(stderr, "usage: load [--procs N] [--pairs N] [--seconds S] [--batch K] [--until-removed READY_FILE [--dead]] [--no-overrun] [--hostile-events] DEV [PEER_DEV]\n");
 		return 2;
 	}
 	reps = mmap(NULL, MAX_PROCS * sizeof(*reps), PROT_READ | PROT_WRITE,
@@ -847,6 +861,7 @@ int main(int argc, char **argv)
 		eio += r->eio;
 		flushed += r->flushed;
 		other += r->other_events;
+		lies += r->lies;
 	}
 	check(ok == opt.procs, "%d of %d processes ended well", ok, opt.procs);
 	if (opt.overrun)
@@ -858,9 +873,11 @@ int main(int argc, char **argv)
 		      "device %s: DEVICE_FATAL on %d of %d contexts, %s on %d, %d completions flushed, %d other events",
 		      opt.dead ? "dead" : "removed", fatal, ctxs,
 		      opt.dead ? "ENOLINK" : "EIO", eio, flushed, other);
-	printf("load: %d processes, %d contexts, %d QPs, %llu rounds, %llu completions, %llu MB, %.1f s\n",
+	printf("load: %d processes, %d contexts, %d QPs, %llu rounds, %llu completions, %llu MB, %.1f s%s",
 	       opt.procs, ctxs, qps, rounds, ops, bytes >> 20,
-	       (now_ms() - t0) / 1e3);
+	       (now_ms() - t0) / 1e3, opt.hostile ? "" : "\n");
+	if (opt.hostile)
+		printf(", %d lying async events taken\n", lies);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
