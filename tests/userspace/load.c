@@ -7,7 +7,7 @@
  *
  * usage: load [--procs N] [--pairs N] [--seconds S] [--batch K]
  *             [--until-removed READY_FILE [--dead]] [--no-overrun]
- *             [--hostile-events] DEV [PEER_DEV]
+ *             [--hostile-events] [--ready FILE] DEV [PEER_DEV]
  *
  * Each of N processes (4) opens 2 x PAIRS contexts (2): pair i is a
  * context on DEV and one on PEER_DEV for odd i, on DEV for even i
@@ -39,6 +39,12 @@
  * firmware fails with ENOLINK, mlx5_core's answer on a dead device (the
  * device is still there: EIO is uverbs' answer once it is gone).
  *
+ * --ready FILE: FILE appears once every process has run a round (its
+ * objects made), for a caller that does something to the device under
+ * the load; the rounds go on for S seconds and are checked as ever.
+ * SIGUSR1 to the parent ends them early: after the round under way,
+ * each process tears down and ends as after S seconds.
+ *
  * --hostile-events: the caller has the devices write EQEs that lie about
  * live objects (the model's hostile_eqes): QP, SRQ and CQ events for
  * QPs and CQs that are fine. Such async events are counted, not failed;
@@ -50,6 +56,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -709,19 +716,39 @@ static void overrun(void)
 	rep->qps -= 2;
 }
 
+/* SIGUSR1: end after the round under way (a caller done with the load) */
+static volatile sig_atomic_t stop_rounds;
+static pid_t pid[MAX_PROCS];
+
+static void on_usr1(int sig)
+{
+	int i, saved = errno;
+
+	(void)sig;
+	stop_rounds = 1;
+	for (i = 0; i < opt.procs; i++)
+		if (pid[i] > 0)
+			kill(pid[i], SIGUSR1);
+	errno = saved;
+}
+
 static void child(void)
 {
 	double end;
 	int p, round = 0;
 
+	/* its SIGUSR1 ends its rounds only: it has no processes to tell */
+	memset(pid, 0, sizeof(pid));
 	for (p = 0; p < opt.pairs; p++)
 		setup_pair(&pairs[p], p);
 	if (opt.overrun)
 		overrun();
 	end = now_ms() + opt.seconds * 1e3;
-	while (opt.until_removed || now_ms() < end) {
+	while (opt.until_removed || (now_ms() < end && !stop_rounds)) {
 		run_round(round++);
-		if (opt.until_removed && !rep->running && now_ms() >= end)
+		/* --until-removed: its S seconds run; --ready: a round */
+		if (opt.ready && !rep->running &&
+		    (!opt.until_removed || now_ms() >= end))
 			__atomic_store_n(&rep->running, 1, __ATOMIC_RELEASE);
 	}
 	for (p = 0; p < opt.pairs; p++) {
@@ -759,6 +786,8 @@ static int parse(int argc, char **argv)
 			opt.until_removed = 1;
 			opt.ready = argv[++i];
 		}
+		else if (!strcmp(argv[i], "--ready") && i + 1 < argc)
+			opt.ready = argv[++i];
 		else if (!strcmp(argv[i], "--no-overrun"))
 			opt.overrun = 0;
 		else if (!strcmp(argv[i], "--dead"))
@@ -779,7 +808,7 @@ static int parse(int argc, char **argv)
 	return 0;
 }
 
-/* --until-removed: READY_FILE once every process runs, or one failed. */
+/* READY_FILE once every process runs, or one failed. */
 static void wait_running(struct report *reps)
 {
 	double end = now_ms() + 600e3;
@@ -799,7 +828,8 @@ static void wait_running(struct report *reps)
 	f = fopen(opt.ready, "w");
 	if (f)
 		fclose(f);
-	printf("load: %d processes running, device may go\n", n);
+	printf("load: %d processes running%s\n", n,
+	       opt.until_removed ? ", device may go" : "");
 }
 
 int main(int argc, char **argv)
@@ -807,12 +837,12 @@ int main(int argc, char **argv)
 	unsigned long long ops = 0, bytes = 0, rounds = 0;
 	int i, st, qps = 0, ctxs = 0, overruns = 0, fatal = 0, eio = 0;
 	int flushed = 0, other = 0, lies = 0, ok = 0;
+	struct sigaction sa = {};
 	struct report *reps;
-	pid_t pid[MAX_PROCS];
 	double t0 = now_ms();
 
 	if (parse(argc, argv)) {
-		fprintf(stderr, "usage: load [--procs N] [--pairs N] [--seconds S] [--batch K] [--until-removed READY_FILE [--dead]] [--no-overrun] [--hostile-events] DEV [PEER_DEV]\n");
+		fprintf(stderr, "usage: load [--procs N] [--pairs N] [--seconds S] [--batch K] [--until-removed READY_FILE [--dead]] [--no-overrun] [--hostile-events] [--ready FILE] DEV [PEER_DEV]\n");
 		return 2;
 	}
 	reps = mmap(NULL, MAX_PROCS * sizeof(*reps), PROT_READ | PROT_WRITE,
@@ -823,6 +853,10 @@ int main(int argc, char **argv)
 	}
 	memset(reps, 0, MAX_PROCS * sizeof(*reps));
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	for (i = 0; i < opt.procs; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0) {
@@ -834,7 +868,7 @@ int main(int argc, char **argv)
 			child();
 		}
 	}
-	if (opt.until_removed)
+	if (opt.ready)
 		wait_running(reps);
 	for (i = 0; i < opt.procs; i++) {
 		struct report *r = &reps[i];

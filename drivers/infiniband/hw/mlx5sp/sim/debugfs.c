@@ -4,8 +4,9 @@
  *   add   "NAME [boot_pages=N] [init_pages=N] [log_cmdq_size=N]
  *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]
  *          [log_max_qp=N] [log_max_cq=N] [log_max_mkey=N] [log_max_pd=N]
- *          [log_max_srq=N]"
- *         creates a device and attaches the driver to it;
+ *          [log_max_srq=N] [netdev=IFNAME]"
+ *         creates a device and attaches the driver to it (with netdev=,
+ *         a RoCE port on IFNAME, as "rdma link add" makes);
  *   del   "NAME" destroys it;
  *   fail_nth_next  "N": the next device created (by "add" or "rdma link
  *         add") fails the N-th command it executes (its NAME/fail_nth);
@@ -14,6 +15,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -544,9 +546,10 @@ static int sim_parse_option(struct mlx5sp_sim_params *p, char *opt)
 
 static int sim_ctl_add(char *line)
 {
+	struct net_device *ndev = NULL;
 	struct mlx5sp_sim_params p;
+	char *name, *opt, *ifname = NULL;
 	struct mlx5sp_sim *sim;
-	char *name, *opt;
 	int err;
 
 	mlx5sp_sim_default_params(&p);
@@ -555,13 +558,23 @@ static int sim_ctl_add(char *line)
 	while ((opt = strsep(&line, " \t"))) {
 		if (!*opt)
 			continue;
+		if (str_has_prefix(opt, "netdev=")) {
+			ifname = opt + strlen("netdev=");
+			continue;
+		}
 		err = sim_parse_option(&p, opt);
 		if (err)
 			return err;
 	}
+	/* a RoCE port on that netdev, as "rdma link add" gives */
+	if (ifname) {
+		ndev = dev_get_by_name(&init_net, ifname);
+		if (!ndev)
+			return -ENODEV;
+	}
 
 	mutex_lock(&sim_ctl_lock);
-	sim = sim_create(name, &p, true, NULL);
+	sim = sim_create(name, &p, true, ndev);
 	if (IS_ERR(sim)) {
 		err = PTR_ERR(sim);
 		goto unlock;
@@ -573,6 +586,8 @@ static int sim_ctl_add(char *line)
 	}
 unlock:
 	mutex_unlock(&sim_ctl_lock);
+	if (ndev)
+		dev_put(ndev);	/* the device holds its own reference */
 	return err;
 }
 
