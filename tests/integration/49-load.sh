@@ -73,9 +73,11 @@ figures() { sed -n 's/^load: \([0-9]* processes,.*\)/\1/p' "$1" | tail -n1; }
 # rdma links deleted, then the modules unloaded; module, the modules
 # unloaded with the devices there; dead, the firmware of both devices
 # dies (a fatal health syndrome), the processes end on their own, then
-# the links are deleted and the modules unloaded).
+# the links are deleted and the modules unloaded; stuck, as dead, but
+# the firmware lives: an EQE of each device is left with the last lap's
+# owner bit and the driver gives the device up for its stuck EQ).
 removal() {
-	local how=$1 pid rc=0 t0 t1 t2 took i pp wait_pp
+	local how=$1 pid rc=0 t0 t1 t2 took i pp pp1 wait_pp
 	shift
 	rm -f "$ready"
 	"$prog" --procs "$procs" --pairs "$pairs" --until-removed "$ready" \
@@ -123,6 +125,40 @@ removal() {
 		rc=0
 		ok "dead firmware: the CREATE_CQ it held failed (ibv_rc_pingpong: $(head -n1 /tmp/load.pp))"
 	fi
+	if [ "$how" = stuck ]; then
+		# the next EQE of each device left with the last lap's owner
+		# bit: a command's completion (an rc_pingpong's creates on
+		# each; the load itself arms no CQ). The EQ stalls, its
+		# interrupt fires on, the driver gives the device up and turns
+		# its NIC off while WQEs are in flight: processes end on their
+		# own
+		t0=$SECONDS
+		echo 1 >"$simfs/ld0/stale_eqes"
+		echo 1 >"$simfs/ld1/stale_eqes"
+		ibv_rc_pingpong -d ld0 -p 18601 >/tmp/load.pp0 2>&1 &
+		pp=$!
+		ibv_rc_pingpong -d ld1 -p 18602 >/tmp/load.pp1 2>&1 &
+		pp1=$!
+		wait_pp=0
+		while { kill -0 $pp || kill -0 $pp1; } 2>/dev/null && [ $wait_pp -lt 600 ]; do
+			sleep 0.1
+			wait_pp=$((wait_pp + 1))
+		done
+		kill -0 $pp 2>/dev/null && { kill -9 $pp $pp1; die "load (stuck): a command never returned"; }
+		kill -0 $pp1 2>/dev/null && { kill -9 $pp1; die "load (stuck): a command never returned"; }
+		wait $pp || true
+		wait $pp1 || true
+		for i in 0 1; do
+			log_since "load: removal (stuck)" | grep -q "ld$i: device in error state: EQ stuck" ||
+				die "load (stuck): ld$i not given up for its stuck EQ"
+			log_since "load: removal (stuck)" | grep -q "ld$i: NIC interface turned off" ||
+				die "load (stuck): ld$i's NIC interface not turned off"
+		done
+		ok "stuck EQs: both devices given up, their NIC interfaces turned off, the commands failed (ibv_rc_pingpong: $(head -n1 /tmp/load.pp0))"
+		while kill -0 $pid 2>/dev/null && [ $((SECONDS - t0)) -lt 60 ]; do
+			sleep 0.2
+		done
+	fi
 	if [ "$how" != module ]; then
 		watched 60 rdma link delete ld0 || die "rdma link delete ld0 under load"
 		watched 60 rdma link delete ld1 || die "rdma link delete ld1 under load"
@@ -146,7 +182,7 @@ removal() {
 	[ $rc = 0 ] || die "load ($how removal): status $rc"
 	[ $took -le 60 ] || die "load ($how removal): $took s"
 	ok "device removed under load ($how): every process ended with errors, no crash; removal $((t1 - t0)) s, unload $((t2 - t1)) s, all ended after $took s"
-	echo "campaign: load, devices removed ($how) under $(figures "$out"); every context DEVICE_FATAL and $([ "$how" = dead ] && echo ENOLINK || echo EIO), all ended in $took s"
+	echo "campaign: load, devices removed ($how) under $(figures "$out"); every context DEVICE_FATAL and $(case $how in dead|stuck) echo ENOLINK ;; *) echo EIO ;; esac), all ended in $took s"
 	ip link del lddummy0
 	ip link del lddummy1
 }
@@ -201,11 +237,15 @@ if [ "$full" = 1 ]; then
 	removal module --seconds 0 --no-overrun
 	up
 	removal dead --seconds 0 --no-overrun --dead
+	up
+	removal stuck --seconds 0 --no-overrun --dead
 else
 	hostile "${LOAD_HOSTILE_SECONDS:-8}"
 	removal link --seconds "$secs"
 	up
 	removal dead --seconds 0 --no-overrun --dead
+	up
+	removal stuck --seconds 0 --no-overrun --dead
 fi
 # a dead firmware returns no page: the driver frees them ("did not
 # return"), and the model must count none missing
