@@ -11,7 +11,11 @@
  * object ids and umems of other contexts and processes, lying lengths,
  * MKEYs over freed or foreign memory, raw write() and ioctl() commands on
  * the uverbs file with random headers and attributes, random WQEs posted
- * straight into user send queues with the doorbell rung).
+ * straight into user send queues with the doorbell rung). QPs are also
+ * created by mlx5dv_create_qp() with send ops and posted to through
+ * ibv_wr_*() and mlx5dv_wr_*(): UMRs configuring MKEYs of
+ * mlx5dv_create_mkey() (layouts over live and freed keys, signature
+ * blocks), raw WQEs, and cancels of posted sends in SQD.
  *
  * Call I of process P draws everything from a generator seeded by (SEED,
  * P, I) alone, so a run is reproduced by its seed: --procs 1 --proc P
@@ -158,6 +162,12 @@ struct qpslot {
 	struct mlx5dv_qp dv;
 	int dvok, raw;
 	unsigned int pi;
+	/* created by m_create_qpx(): ibv_wr_*() and mlx5dv_wr_*() */
+	struct ibv_qp_ex *qpx;
+	struct mlx5dv_qp_ex *dvx;
+	uint64_t ops, dvops;	/* the send ops it was created with */
+	uint64_t wr_id;		/* the last posted, for cancels */
+	unsigned int max_sge, max_inline;
 };
 
 struct mrslot {
@@ -193,7 +203,9 @@ struct ctx {
 	struct mlx5dv_devx_uar *uar[NOBJ];
 	struct mlx5dv_devx_event_channel *ev[NOBJ];
 	struct mlx5dv_devx_cmd_comp *comp[NOBJ];
-	uint32_t freed_umem, freed_mkey;
+	struct mlx5dv_mkey *mkey[NOBJ];	/* mlx5dv_create_mkey() */
+	uint32_t mkey_flags[NOBJ];
+	uint32_t freed_umem, freed_mkey, freed_dvmkey;
 };
 
 static struct ctx ctxs[NCTX];
@@ -203,6 +215,7 @@ static uint8_t *scratch;	/* BUFSZ, for command buffers */
 static uint8_t *outbuf;		/* BUFSZ, for responses */
 static uint32_t freed_lkeys[8];
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SLOT(arr)	((int)rn(NOBJ))
 #define PICK(arr)	(arr)[SLOT(arr)]
 
@@ -428,6 +441,10 @@ static void m_create_qp(void)
 		return;
 	note("type %d wr %u/%u sge %u/%u", a.qp_type, a.cap.max_send_wr,
 	     a.cap.max_recv_wr, a.cap.max_send_sge, a.cap.max_recv_sge);
+	q->qpx = NULL;
+	q->dvx = NULL;
+	q->ops = 0;
+	q->dvops = 0;
 	q->qp = ibv_create_qp(any_pd(), &a);
 	if (!OK(q->qp))
 		return;
@@ -531,14 +548,11 @@ static void m_modify_qp(void)
  */
 static unsigned int connect_weight;
 
-static void m_connect(void)
+static void connect_qp(struct qpslot *q)
 {
-	struct qpslot *q = any_qp();
 	struct ibv_qp_attr a = {};
 	int t, s;
 
-	if (!q)
-		return;
 	t = q->qp->qp_type;
 	if (t != IBV_QPT_RC && t != IBV_QPT_UC && t != IBV_QPT_UD)
 		return;
@@ -573,6 +587,14 @@ static void m_connect(void)
 				       qp_required_mask(t, s))))
 			return;
 	}
+}
+
+static void m_connect(void)
+{
+	struct qpslot *q = any_qp();
+
+	if (q)
+		connect_qp(q);
 }
 
 static void m_query_qp(void)
@@ -990,6 +1012,559 @@ static void m_raw_wqe(void)
 				 __ATOMIC_RELEASE);
 	__sync_synchronize();
 	ok_ = 1;
+}
+
+/* ---- mlx5dv: QPs with send ops, MKEYs, ibv_wr_*() and mlx5dv_wr_*() ---- */
+
+/*
+ * What libmlx5 itself does not survive is not drawn: its wr_*() builders
+ * check nothing about the objects they are given (a freed mkey or AH is
+ * a use after free in the process), build a WQE on the last one's control
+ * segment when the queue is full (NULL on a QP that never had one: each
+ * QP gets one at creation below, then aborted), and some builders are
+ * NULL for a QP type. So: builders of the QP's type only, setters right
+ * after their builder, MKEYs that live (freed ones go by their key, in
+ * layouts and invalidations), UD and XRC left to post_send and raw_wqe.
+ */
+static void m_create_qpx(void)
+{
+	static const uint64_t ibops[] = {
+		IBV_QP_EX_WITH_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+		IBV_QP_EX_WITH_SEND, IBV_QP_EX_WITH_SEND_WITH_IMM,
+		IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_LOCAL_INV,
+		IBV_QP_EX_WITH_BIND_MW, IBV_QP_EX_WITH_SEND_WITH_INV,
+	};
+	static const uint64_t dvops[] = {
+		MLX5DV_QP_EX_WITH_MR_INTERLEAVED, MLX5DV_QP_EX_WITH_MR_LIST,
+		MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, MLX5DV_QP_EX_WITH_RAW_WQE,
+	};
+	int i = FREE_SLOT(C->qp);
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = any_cq(),
+		.recv_cq = any_cq(),
+		.srq = chance(4) ? PICK(C->srq) : NULL,
+		.qp_type = chance(6) ? (rn(2) ? IBV_QPT_UC : IBV_QPT_UD) : IBV_QPT_RC,
+		.sq_sig_all = rn(2),
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = any_pd(),
+		.cap = {
+			.max_send_wr = chance(8) ? rn(5000) : 1 + rn(64),
+			.max_recv_wr = rn(32),
+			.max_send_sge = chance(8) ? rn(64) : 1 + rn(4),
+			.max_recv_sge = rn(4),
+			.max_inline_data = rn(2) ? 64 + rn(1024) : rn(64),
+		},
+	};
+	struct mlx5dv_qp_init_attr dva = {};
+	struct mlx5dv_obj o;
+	struct qpslot *q;
+	unsigned int j;
+
+	if (i < 0 || !a.send_cq || !a.recv_cq)
+		return;
+	q = &C->qp[i];
+	for (j = 0; j < ARRAY_SIZE(ibops); j++)
+		if (rn(2))
+			a.send_ops_flags |= ibops[j];
+	if (chance(16))
+		a.send_ops_flags |= 1ull << rn(32);
+	if (!chance(4)) {
+		dva.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+		for (j = 0; j < ARRAY_SIZE(dvops); j++)
+			if (rn(2))
+				dva.send_ops_flags |= dvops[j];
+		if (chance(16))
+			dva.send_ops_flags |= MLX5DV_QP_EX_WITH_MEMCPY;
+	}
+	if (chance(4)) {
+		dva.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+		dva.create_flags = chance(2) ? MLX5DV_QP_CREATE_SIG_PIPELINING :
+				   rnd() & 0x7f;
+	}
+	if (chance(16))
+		dva.comp_mask |= 1ull << rn(8);
+	note("type %d wr %u inline %u ops 0x%llx dv mask 0x%llx ops 0x%llx flags 0x%x",
+	     a.qp_type, a.cap.max_send_wr, a.cap.max_inline_data,
+	     (unsigned long long)a.send_ops_flags,
+	     (unsigned long long)dva.comp_mask,
+	     (unsigned long long)dva.send_ops_flags, dva.create_flags);
+	q->qpx = NULL;
+	q->dvx = NULL;
+	q->qp = mlx5dv_create_qp(C->c, &a, &dva);
+	if (!OK(q->qp))
+		return;
+	see_id(q->qp->qp_num);
+	memset(&o, 0, sizeof(o));
+	o.qp.in = q->qp;
+	o.qp.out = &q->dv;
+	q->dvok = !mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) && q->dv.sq.wqe_cnt;
+	q->raw = 0;
+	q->pi = 0;
+	q->wr_id = 0;
+	q->ops = a.send_ops_flags;
+	q->max_sge = a.cap.max_send_sge;
+	q->max_inline = a.cap.max_inline_data;
+	q->dvops = dva.comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS ?
+		   dva.send_ops_flags : 0;
+	q->qpx = ibv_qp_to_qp_ex(q->qp);
+	q->dvx = mlx5dv_qp_ex_from_ibv_qp_ex(q->qpx);
+	if (!q->dvok)
+		return;
+	/* a control segment for libmlx5's builders (above), no doorbell */
+	ibv_wr_start(q->qpx);
+	ibv_wr_send(q->qpx);
+	ibv_wr_abort(q->qpx);
+}
+
+static struct mlx5dv_mkey *any_mkey(int *own)
+{
+	struct ctx *x = chance(6) ? &ctxs[rn(NCTX)] : C;
+	int i = SLOT(x->mkey), j;
+
+	if (own)
+		*own = x == C;
+	/* a live one if there is one */
+	for (j = 0; j < NOBJ && !x->mkey[(i + j) % NOBJ]; j++)
+		;
+	return x->mkey[(i + j) % NOBJ];
+}
+
+static void m_mkey(void)
+{
+	static const uint32_t fl[] = {
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT,
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE,
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO,
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+		MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG,
+	};
+	int i = SLOT(C->mkey);
+	struct mlx5dv_mkey_init_attr a = {};
+	struct mlx5dv_mkey_err err;
+	uint32_t lkey;
+
+	if (!C->mkey[i]) {
+		a.pd = any_pd();
+		a.create_flags = chance(8) ? rnd() & 0x3f : fl[rn(6)];
+		a.max_entries = chance(8) ? rnd() : chance(4) ? 0 : 1 + rn(64);
+		note("create flags 0x%x entries %u", a.create_flags,
+		     a.max_entries);
+		C->mkey[i] = mlx5dv_create_mkey(&a);
+		if (!OK(C->mkey[i]))
+			return;
+		C->mkey_flags[i] = a.create_flags;
+		see_id(C->mkey[i]->lkey);
+		return;
+	}
+	if (rn(2)) {
+		/* a signature error the device reported, if any */
+		note("check 0x%x flags 0x%x", C->mkey[i]->lkey, C->mkey_flags[i]);
+		errno = mlx5dv_mkey_check(C->mkey[i], &err);
+		OK(!errno);
+		return;
+	}
+	lkey = C->mkey[i]->lkey;
+	note("destroy 0x%x", lkey);
+	errno = mlx5dv_destroy_mkey(C->mkey[i]);
+	if (OK(!errno)) {
+		C->freed_dvmkey = lkey;
+		C->mkey[i] = NULL;
+	}
+}
+
+/* An lkey: of an MR, of an MKEY (live or freed), or any. */
+static uint32_t wr_lkey(void)
+{
+	struct mlx5dv_mkey *k = any_mkey(NULL);
+
+	switch (rn(6)) {
+	case 0:
+		return k ? k->lkey : C->freed_dvmkey;
+	case 1:
+		return C->freed_dvmkey;
+	default:
+		return any_lkey();
+	}
+}
+
+static void wr_sge(struct ibv_sge *sge, unsigned int n)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		struct mrslot *m = any_mr();
+
+		sge[j].lkey = wr_lkey();
+		sge[j].addr = m ? (uintptr_t)m->buf + rn(m->len) : rnd();
+		sge[j].length = chance(8) ? rnd() : rn(8192);
+	}
+}
+
+/* The data of a send, write or read: an SGE, a list, or inline bytes. */
+static void wr_data(struct qpslot *q)
+{
+	struct ibv_qp_ex *qx = q->qpx;
+	struct ibv_sge sge[4];
+	struct ibv_data_buf b[2];
+	unsigned int n = 1 + rn(chance(4) || !q->max_sge ? 4 :
+				q->max_sge < 4 ? q->max_sge : 4);
+	unsigned int inl = q->max_inline + 1;
+
+	switch (rn(4)) {
+	case 0:
+		wr_sge(sge, 1);
+		ibv_wr_set_sge(qx, sge[0].lkey, sge[0].addr, sge[0].length);
+		break;
+	case 1:
+		wr_sge(sge, n);
+		ibv_wr_set_sge_list(qx, n, sge);
+		break;
+	case 2:
+		/* copied by libmlx5 from memory that is there */
+		b[0].addr = scratch;
+		b[0].length = rn(chance(4) ? BUFSZ : inl);
+		ibv_wr_set_inline_data(qx, b[0].addr, b[0].length);
+		break;
+	default:
+		b[0].addr = scratch;
+		b[0].length = rn(inl / 2 + 1);
+		b[1].addr = scratch + 4096;
+		b[1].length = rn(chance(4) ? BUFSZ - 4096 : inl / 2 + 1);
+		ibv_wr_set_inline_data_list(qx, 2, b);
+	}
+}
+
+static void wr_sig_domain(struct mlx5dv_sig_block_domain *d,
+			  struct mlx5dv_sig_t10dif *dif, struct mlx5dv_sig_crc *crc)
+{
+	memset(d, 0, sizeof(*d));
+	d->block_size = chance(8) ? rn(16) : MLX5DV_BLOCK_SIZE_512 + rn(6);
+	d->comp_mask = chance(16);
+	switch (rn(chance(8) ? 4 : 2)) {
+	case 0:
+		d->sig_type = MLX5DV_SIG_TYPE_T10DIF;
+		dif->bg_type = chance(8) ? rn(4) : rn(2);
+		dif->bg = chance(8) ? rnd() : rn(2) ? 0 : 0xffff;
+		dif->app_tag = rnd();
+		dif->ref_tag = rnd();
+		dif->flags = chance(8) ? rnd() : rn(8);
+		d->sig.dif = dif;
+		break;
+	case 1:
+		d->sig_type = MLX5DV_SIG_TYPE_CRC;
+		crc->type = chance(8) ? rn(8) : rn(3);
+		crc->seed = chance(8) ? rnd() : rn(2) ? 0 :
+			    crc->type == MLX5DV_SIG_CRC_TYPE_CRC64_XP10 ?
+			    UINT64_MAX : UINT32_MAX;
+		d->sig.crc = crc;
+		break;
+	default:
+		/* a type libmlx5 refuses: it reads no pointer for it */
+		d->sig_type = 2 + rn(100);
+		d->sig.dif = dif;
+	}
+}
+
+/* One setter of an MKEY being configured. */
+static void wr_mkey_setter(struct mlx5dv_qp_ex *dx)
+{
+	static struct ibv_sge sge[1024];
+	static struct mlx5dv_mr_interleaved il[1024];
+	struct mlx5dv_sig_block_domain mem, wire;
+	struct mlx5dv_sig_t10dif dif[2];
+	struct mlx5dv_sig_crc crc[2];
+	struct mlx5dv_sig_block_attr sa = {};
+	unsigned int n = chance(8) ? 1 + rn(1024) : 1 + rn(8), j;
+	uint32_t access = chance(8) ? rnd() : rn(16);
+
+	switch (rn(4)) {
+	case 0:
+		note("access 0x%x", access);
+		mlx5dv_wr_set_mkey_access_flags(dx, access);
+		break;
+	case 1:
+		/* more than the MKEY or the WQE holds: refused by libmlx5 */
+		if (chance(16))
+			n = 0xffff;
+		wr_sge(sge, n > 1024 ? 1024 : n);
+		note("list %u", n);
+		mlx5dv_wr_set_mkey_layout_list(dx, n, sge);
+		break;
+	case 2:
+		if (chance(16))
+			n = 0xffff;
+		for (j = 0; j < n && j < 1024; j++) {
+			il[j].lkey = wr_lkey();
+			il[j].addr = rnd();
+			il[j].bytes_count = chance(4) ? rnd() : rn(4096);
+			il[j].bytes_skip = chance(4) ? rnd() : rn(512);
+		}
+		note("interleaved %u", n);
+		mlx5dv_wr_set_mkey_layout_interleaved(dx, chance(4) ? rnd() : rn(8),
+						      n, il);
+		break;
+	default:
+		wr_sig_domain(&mem, &dif[0], &crc[0]);
+		wr_sig_domain(&wire, &dif[1], &crc[1]);
+		sa.mem = chance(4) ? NULL : &mem;
+		sa.wire = chance(4) ? NULL : &wire;
+		sa.flags = chance(8) ? rnd() : rn(2);
+		sa.check_mask = rnd();
+		sa.copy_mask = rnd();
+		sa.comp_mask = chance(16);
+		note("sig mem %d wire %d", sa.mem ? (int)mem.sig_type : -1,
+		     sa.wire ? (int)wire.sig_type : -1);
+		mlx5dv_wr_set_mkey_sig_block(dx, &sa);
+	}
+}
+
+/* A WQE in libmlx5's layout for mlx5dv_wr_raw_wqe(): ds fits the SQ. */
+static void wr_raw(struct qpslot *q)
+{
+	static const uint8_t ops[] = {
+		MLX5_OPCODE_NOP, MLX5_OPCODE_SEND, MLX5_OPCODE_RDMA_WRITE,
+		MLX5_OPCODE_RDMA_READ, MLX5_OPCODE_UMR, MLX5_OPCODE_SET_PSV,
+		MLX5_OPCODE_LOCAL_INVAL, MLX5_OPCODE_ATOMIC_CS,
+	};
+	uint32_t *w = (uint32_t *)scratch;
+	unsigned int ds = 1 + rn(chance(8) ? 63 : 8), j;
+
+	if (ds > 4 * q->dv.sq.wqe_cnt)
+		ds = 4 * q->dv.sq.wqe_cnt;
+	for (j = 0; j < 64 * 4; j++)
+		w[j] = chance(3) ? htobe32(val32()) : rnd();
+	for (j = 4; j + 4 <= ds * 4; j += 4)
+		if (rn(2))
+			mlx5dv_set_data_seg((void *)&w[j], rn(8192), wr_lkey(), rnd());
+	mlx5dv_set_ctrl_seg((void *)w, 0, chance(8) ? rnd() : ops[rn(8)],
+			    rn(4) ? 0 : rnd(), chance(8) ? val32() : q->qp->qp_num,
+			    rn(2) ? MLX5_WQE_CTRL_CQ_UPDATE : rnd(), ds,
+			    rn(4) ? 0 : rnd(), rnd());
+	note("raw ds %u", ds);
+	mlx5dv_wr_raw_wqe(q->dvx, w);
+}
+
+static void m_wr(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_qp_ex *qx;
+	struct mlx5dv_qp_ex *dx;
+	struct mlx5dv_mkey_conf_attr ca;
+	struct ibv_mw_bind_info bi;
+	struct mlx5dv_mkey *k;
+	struct ibv_sge sge[8];
+	struct mrslot *r;
+	unsigned int n, j, s, nset, pick[16], np, bit;
+	int type, own, err;
+	uint64_t all;
+
+	if (!q || !q->qpx || !q->dvok || q->raw)
+		return;
+	type = q->qp->qp_type;
+	if (type != IBV_QPT_RC && type != IBV_QPT_UC)
+		return;
+	qx = q->qpx;
+	dx = q->dvx;
+	/* the builders of ops the QP was created with: bits 0-15 verbs, 16- dv */
+	all = (q->ops & 0xffff) | (type == IBV_QPT_RC ? (q->dvops & 0xf) << 16 :
+				   (q->dvops & MLX5DV_QP_EX_WITH_RAW_WQE) << 16);
+	/* the MKEY builders half the time, if the QP has them */
+	if (all >> 16 && rn(2))
+		all &= ~0xffffull;
+	for (np = 0, bit = 0; bit < 32; bit++)
+		if (all & (1ull << bit))
+			pick[np++ & 15] = bit;
+	if (!np)
+		return;
+	n = 1 + rn(4);
+	note("qpn 0x%x n %u", q->qp->qp_num, n);
+	ibv_wr_start(qx);
+	for (j = 0; j < n; j++) {
+		r = any_mr();
+		qx->wr_id = chance(4) && q->wr_id ? q->wr_id : rnd();
+		q->wr_id = qx->wr_id;
+		qx->wr_flags = chance(8) ? rn(32) : rn(16);
+		bit = pick[rn(np < 16 ? np : 16)];
+		/* libmlx5 builds MKEY WQEs inline only */
+		if (bit >= 16 && !chance(8))
+			qx->wr_flags |= IBV_SEND_INLINE;
+		note("op %u flags 0x%x", bit, qx->wr_flags);
+		switch (1ull << bit) {
+		case IBV_QP_EX_WITH_SEND:
+			ibv_wr_send(qx);
+			wr_data(q);
+			break;
+		case IBV_QP_EX_WITH_SEND_WITH_IMM:
+			ibv_wr_send_imm(qx, rnd());
+			wr_data(q);
+			break;
+		case IBV_QP_EX_WITH_SEND_WITH_INV:
+			ibv_wr_send_inv(qx, wr_lkey());
+			wr_data(q);
+			break;
+		case IBV_QP_EX_WITH_RDMA_WRITE:
+			ibv_wr_rdma_write(qx, r && !chance(4) ? r->mr->rkey : wr_lkey(),
+					  r ? (uintptr_t)r->buf + rn(r->len) : rnd());
+			wr_data(q);
+			break;
+		case IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM:
+			ibv_wr_rdma_write_imm(qx, r && !chance(4) ? r->mr->rkey : wr_lkey(),
+					      r ? (uintptr_t)r->buf + rn(r->len) : rnd(),
+					      rnd());
+			wr_data(q);
+			break;
+		case IBV_QP_EX_WITH_RDMA_READ:
+			ibv_wr_rdma_read(qx, r && !chance(4) ? r->mr->rkey : wr_lkey(),
+					 r ? (uintptr_t)r->buf + rn(r->len) : rnd());
+			wr_sge(sge, 1);
+			ibv_wr_set_sge(qx, sge[0].lkey, sge[0].addr, sge[0].length);
+			break;
+		case IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP:
+			ibv_wr_atomic_cmp_swp(qx, r && !chance(4) ? r->mr->rkey : wr_lkey(),
+					      r ? ((uintptr_t)r->buf + rn(r->len)) & ~7ull : rnd(),
+					      rnd(), rnd());
+			wr_sge(sge, 1);
+			ibv_wr_set_sge(qx, sge[0].lkey, sge[0].addr, 8);
+			break;
+		case IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD:
+			ibv_wr_atomic_fetch_add(qx, r && !chance(4) ? r->mr->rkey : wr_lkey(),
+						r ? ((uintptr_t)r->buf + rn(r->len)) & ~7ull :
+						rnd(), rnd());
+			wr_sge(sge, 1);
+			ibv_wr_set_sge(qx, sge[0].lkey, sge[0].addr, 8);
+			break;
+		case IBV_QP_EX_WITH_LOCAL_INV:
+			ibv_wr_local_inv(qx, wr_lkey());
+			break;
+		case IBV_QP_EX_WITH_BIND_MW:
+			{
+			struct ibv_mw *mw = PICK(C->mw);
+
+			/* libmlx5 reads the MW and MR given: live ones */
+			memset(&bi, 0, sizeof(bi));
+			bi.mr = r ? r->mr : NULL;
+			if (r) {
+				bi.addr = (uintptr_t)r->buf + rn(r->len);
+				bi.length = chance(4) ? rnd() : rn(r->len);
+			}
+			bi.mw_access_flags = rn(32);
+			if (!mw)
+				break;
+			ibv_wr_bind_mw(qx, mw, val32(), &bi);
+			break;
+		}
+		case (uint64_t)MLX5DV_QP_EX_WITH_MKEY_CONFIGURE << 16:
+			k = any_mkey(&own);
+			if (!k)
+				break;
+			memset(&ca, 0, sizeof(ca));
+			ca.conf_flags = chance(8) ? rnd() : rn(2);
+			ca.comp_mask = chance(16);
+			s = chance(8) ? rn(256) : rn(4);
+			nset = chance(4) ? rn(5) : s;
+			note("configure 0x%x%s setters %u/%u", k->lkey,
+			     own ? "" : " foreign", nset, s);
+			mlx5dv_wr_mkey_configure(dx, k, s, &ca);
+			while (nset--)
+				wr_mkey_setter(dx);
+			break;
+		case (uint64_t)MLX5DV_QP_EX_WITH_MR_LIST << 16:
+			k = any_mkey(&own);
+			if (!k)
+				break;
+			s = chance(16) ? rn(64) : 1 + rn(8);
+			wr_sge(sge, s > 8 ? 8 : s);
+			if (s > 8)
+				s = 0xffff;	/* refused: more than it holds */
+			note("mr_list 0x%x n %u", k->lkey, s);
+			mlx5dv_wr_mr_list(dx, k, rn(16), s, sge);
+			break;
+		case (uint64_t)MLX5DV_QP_EX_WITH_MR_INTERLEAVED << 16:
+			{
+			struct mlx5dv_mr_interleaved il[4];
+
+			k = any_mkey(&own);
+			if (!k)
+				break;
+			s = 1 + rn(4);
+			for (bit = 0; bit < s; bit++) {
+				il[bit].lkey = wr_lkey();
+				il[bit].addr = r ? (uintptr_t)r->buf : rnd();
+				il[bit].bytes_count = chance(4) ? rnd() : rn(4096);
+				il[bit].bytes_skip = chance(4) ? rnd() : rn(512);
+			}
+			note("mr_interleaved 0x%x n %u", k->lkey, s);
+			mlx5dv_wr_mr_interleaved(dx, k, rn(16), chance(4) ? rnd() : rn(8),
+						 s, il);
+			break;
+		}
+		case (uint64_t)MLX5DV_QP_EX_WITH_RAW_WQE << 16:
+			wr_raw(q);
+			break;
+		default:
+			/* an op drawn at creation no builder takes: none */
+			break;
+		}
+	}
+	if (chance(8)) {
+		note("abort");
+		ibv_wr_abort(qx);
+		ok_ = 1;
+		return;
+	}
+	err = ibv_wr_complete(qx);
+	errno = err;
+	OK(!err);
+	/* its completions, so that the queue does not stay full */
+	if (rn(2)) {
+		struct ibv_wc wc[8];
+
+		ibv_poll_cq(q->qp->send_cq, 8, wc);
+	}
+}
+
+/*
+ * Cancel posted sends: the QP to SQD (and its async event), the WQEs with
+ * a wr_id cancelled into NOPs (libmlx5 walks them from the device's
+ * counter), back to RTS. Not on QPs with raw WQEs or doorbells: libmlx5's
+ * walk then runs off its own records (an endless loop in the process).
+ */
+static void m_sqd(void)
+{
+	struct qpslot *q = any_qp();
+	struct ibv_qp_attr a = {};
+	uint64_t id;
+	int r;
+
+	if (!q || !q->dvx || !q->dvok || q->raw)
+		return;
+	/* from RTS, mostly */
+	if (rn(2)) {
+		note("connect");
+		connect_qp(q);
+	}
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = rn(2);
+	note("qpn 0x%x sqd notify %d", q->qp->qp_num, a.en_sqd_async_notify);
+	if (!OK(!ibv_modify_qp(q->qp, &a, IBV_QP_STATE |
+			       (rn(2) ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0))) &&
+	    !chance(4))
+		return;
+	id = chance(4) ? rnd() : q->wr_id;
+	note("cancel 0x%llx", (unsigned long long)id);
+	r = mlx5dv_qp_cancel_posted_send_wrs(q->dvx, id);
+	note("-> %d", r);
+	if (chance(4))
+		return;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = rnd() & 0xffffff;
+	note("rts");
+	OK(!ibv_modify_qp(q->qp, &a, IBV_QP_STATE | (rn(2) ? IBV_QP_SQ_PSN : 0)));
 }
 
 /* ---- DEVX: commands laid out from mlx5_ifc.h, then mutated ---- */
@@ -1669,6 +2244,10 @@ static struct method methods[] = {
 	{ "devx_async",		m_devx_async,	3 },
 	{ "raw_write",		m_raw_write,	5 },
 	{ "raw_ioctl",		m_raw_ioctl,	6 },
+	{ "create_qpx",		m_create_qpx,	4 },
+	{ "mkey",		m_mkey,		3 },
+	{ "wr",			m_wr,		8 },
+	{ "sqd",		m_sqd,		2 },
 	{ "reopen",		m_reopen,	1 },
 	{ "connect",		m_connect,	0 },	/* --connect W */
 };
@@ -1677,7 +2256,7 @@ static struct method methods[] = {
 static void one_call(uint64_t seed, uint64_t i)
 {
 	unsigned int total = 0, k, r, tries;
-	char line[160];
+	char line[256];
 	int n;
 
 	seed_call(seed, me, i);
