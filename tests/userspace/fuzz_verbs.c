@@ -15,7 +15,8 @@
  * created by mlx5dv_create_qp() with send ops and posted to through
  * ibv_wr_*() and mlx5dv_wr_*(): UMRs configuring MKEYs of
  * mlx5dv_create_mkey() (layouts over live and freed keys, signature
- * blocks), raw WQEs, and cancels of posted sends in SQD.
+ * blocks), raw WQEs, and cancels of posted sends in SQD. UAR pages take
+ * stores and loads of every size and kind at any offset.
  *
  * Call I of process P draws everything from a generator seeded by (SEED,
  * P, I) alone, so a run is reproduced by its seed: --procs 1 --proc P
@@ -55,6 +56,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __x86_64__
+#include <emmintrin.h>
+#endif
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -64,6 +68,9 @@
 #include "prm.h"
 
 #define NCTX		2	/* contexts per process */
+#ifndef __aligned
+#define __aligned(n)	__attribute__((aligned(n)))
+#endif
 #define NOBJ		6	/* slots of each kind per context */
 #define NIDS		64	/* ids seen, shared by all processes */
 #define BUFSZ		16384
@@ -1567,6 +1574,126 @@ static void m_sqd(void)
 	OK(!ibv_modify_qp(q->qp, &a, IBV_QP_STATE | (rn(2) ? IBV_QP_SQ_PSN : 0)));
 }
 
+/* ---- stores and loads anywhere in a mapped UAR page ---- */
+
+/*
+ * Relaxed atomics: one MOV of the size, not split or merged by the
+ * compiler (unaligned ones too, on x86).
+ */
+static void uar_store(uint8_t *p, unsigned int how, const uint8_t *v,
+		      unsigned int len)
+{
+	switch (how) {
+	case 0:
+		__atomic_store_n(p, v[0], __ATOMIC_RELAXED);
+		break;
+	case 1:
+		__atomic_store_n((uint16_t *)p, *(const uint16_t *)v, __ATOMIC_RELAXED);
+		break;
+	case 2:
+		__atomic_store_n((uint32_t *)p, *(const uint32_t *)v, __ATOMIC_RELAXED);
+		break;
+	case 3:
+		__atomic_store_n((uint64_t *)p, *(const uint64_t *)v, __ATOMIC_RELAXED);
+		break;
+	case 4:
+#ifdef __x86_64__
+		_mm_storeu_si128((__m128i *)p, _mm_loadu_si128((const __m128i *)v));
+		break;
+#endif
+	case 5:
+		memcpy((void *)p, v, len);
+		break;
+	case 6:
+#ifdef __x86_64__
+		{
+		void *d = (void *)p;
+		const void *s = v;
+		size_t c = len;
+
+		asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) : : "memory");
+		break;
+	}
+#endif
+	case 7:
+		memcpy((void *)p, v, len);
+		break;
+	default:
+		switch (len) {
+		case 1:
+			__atomic_load_n(p, __ATOMIC_RELAXED);
+			break;
+		case 2:
+			__atomic_load_n((uint16_t *)p, __ATOMIC_RELAXED);
+			break;
+		case 4:
+			__atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED);
+			break;
+		default:
+			__atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * A UAR page of this process (a live QP's, whose context maps it, or a
+ * DEVX UAR's), and a store or load at a random place in it: aligned or
+ * not, at the doorbell registers (0x800, 0x900, the CQ's 0x20) or
+ * anywhere, by a plain MOV of 1-8 bytes, an SSE store, memcpy or rep
+ * movsb of 16-64, with a random value or a doorbell of a QP of this
+ * context. The driver executes a MOV of 4 or 8 bytes in the fault and
+ * maps the page for anything else. Never outside the page.
+ */
+static void m_uar_poke(void)
+{
+	static const unsigned int offs[] = {
+		0x800, 0x900, 0x808, 0x908, 0x20, 0x24, 0x28, 0x0, 0xa00, 0xb00,
+		0x804, 0x7f8, 0xffc, 0xff8,
+	};
+	static const unsigned int sizes[] = { 1, 2, 4, 8, 16, 32, 64, 0 };
+	struct qpslot *q = any_qp(), *t = any_qp();
+	struct mlx5dv_devx_uar *u = PICK(C->uar);
+	uint8_t v[64] __aligned(16);
+	unsigned int how = rn(9), len, off, j;
+	uintptr_t page;
+
+	if (u && rn(2))
+		page = (uintptr_t)(rn(2) ? u->base_addr : u->reg_addr) & ~4095ul;
+	else if (q && q->dvok && q->dv.bf.reg)
+		page = (uintptr_t)q->dv.bf.reg & ~4095ul;
+	else
+		return;
+	len = how == 8 ? 1u << rn(4) : sizes[how < 4 ? how : how == 4 ? 4 :
+					    4 + rn(3)];
+	if (how == 7)
+		len = 1 + rn(64);	/* memcpy of any length */
+	off = chance(3) ? rnd() & 4095 : offs[rn(ARRAY_SIZE(offs))] +
+	      (chance(4) ? rn(8) : 0);
+	if (off > 4096 - len)
+		off = 4096 - len;
+	for (j = 0; j < sizeof(v); j++)
+		v[j] = rnd();
+	if (t && t->dvok && chance(4)) {
+		/* a doorbell of a QP of this context: its ctrl segment */
+		struct mlx5_wqe_ctrl_seg *c = (void *)v;
+
+		mlx5dv_set_ctrl_seg(c, rn(2) ? t->pi + rn(4) : rnd(),
+				    chance(4) ? rnd() : MLX5_OPCODE_NOP, 0,
+				    t->qp->qp_num, MLX5_WQE_CTRL_CQ_UPDATE,
+				    1 + rn(4), 0, 0);
+		/* the device may run the SQ past libmlx5's records */
+		t->raw = 1;
+		note("db qpn 0x%x", t->qp->qp_num);
+	}
+	note("%s page %s off 0x%x len %u how %u", how == 8 ? "load" : "store",
+	     u && page == ((uintptr_t)u->base_addr & ~4095ul) ? "devx" : "qp",
+	     off, len, how);
+	__sync_synchronize();
+	uar_store((uint8_t *)page + off, how, v, len);
+	__sync_synchronize();
+	ok_ = 1;
+}
+
 /* ---- DEVX: commands laid out from mlx5_ifc.h, then mutated ---- */
 
 /* Mutate a command: bits, dwords, the uid, the length it claims. */
@@ -2248,6 +2375,7 @@ static struct method methods[] = {
 	{ "mkey",		m_mkey,		3 },
 	{ "wr",			m_wr,		8 },
 	{ "sqd",		m_sqd,		2 },
+	{ "uar_poke",		m_uar_poke,	4 },
 	{ "reopen",		m_reopen,	1 },
 	{ "connect",		m_connect,	0 },	/* --connect W */
 };
