@@ -25,7 +25,10 @@
  * DIR/journal.P); the parent watches the kernel log (/dev/kmsg) and, when
  * a report (WARNING, BUG, KASAN, lockdep, Oops...) appears or a process
  * dies or hangs, prints the seed with the call each process was in and
- * writes DIR/replay.sh, the command that replays it.
+ * writes DIR/replay.sh, the command that replays it. Journal lines carry
+ * a stamp, the order the calls began in over all processes: --replay DIR
+ * makes all the calls of DIR's journals in one process in that order,
+ * each with the state of its own process (replay.sh's second command).
  *
  * When more than one runs, the last one runs as nobody (--unpriv): it
  * opens the device as nobody, which rdma-core's udev rules allow (0666),
@@ -34,12 +37,14 @@
  *
  *   fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P]
  *                  [--unpriv] [--journal DIR] [--verbose] [--connect W]
+ *   fuzz_verbs DEV --replay DIR [--seed N] [--procs N] [--connect W]
  *   fuzz_verbs DEV --regress    replays of what earlier runs found
  *   fuzz_verbs DEV --ctx-leak N ib_core's GET_CONTEXT leak, replayed
  * Ends with "fuzz: N calls, M distinct methods (K succeeded), seed S".
  * Exit 0: no kernel report, every process finished; 1: otherwise.
  */
 
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +137,8 @@ struct shared {
 	char what[MAXPROCS][128];	/* its method and arguments */
 	uint64_t tried[64], ok[64];	/* per method */
 	int done[MAXPROCS];
+	uint64_t stamp;			/* calls begun, all processes */
+	uint64_t curstamp[MAXPROCS];	/* the stamp of the call being made */
 };
 
 static struct shared *sh;
@@ -215,12 +222,18 @@ struct ctx {
 	uint32_t freed_umem, freed_mkey, freed_dvmkey;
 };
 
-static struct ctx ctxs[NCTX];
+/*
+ * Per process; --replay keeps one set per replayed process and points
+ * these at it before each call.
+ */
+static struct ctx allctx[MAXPROCS][NCTX];
+static uint32_t allfreed[MAXPROCS][8];
+static struct ctx *ctxs = allctx[0];
 static struct ctx *C;		/* this call's context */
 static struct ibv_device *dev;
 static uint8_t *scratch;	/* BUFSZ, for command buffers */
 static uint8_t *outbuf;		/* BUFSZ, for responses */
-static uint32_t freed_lkeys[8];
+static uint32_t *freed_lkeys = allfreed[0];
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SLOT(arr)	((int)rn(NOBJ))
@@ -2385,9 +2398,13 @@ static void one_call(uint64_t seed, uint64_t i)
 {
 	unsigned int total = 0, k, r, tries;
 	char line[256];
+	uint64_t stamp;
 	int n;
 
 	seed_call(seed, me, i);
+	/* the order calls begin in, over all processes: for --replay */
+	stamp = __atomic_fetch_add(&sh->stamp, 1, __ATOMIC_RELAXED);
+	sh->curstamp[me] = stamp;
 	for (k = 0; k < NMETHODS; k++)
 		total += methods[k].weight;
 	sh->cur[me] = i;
@@ -2411,8 +2428,9 @@ static void one_call(uint64_t seed, uint64_t i)
 	if (ok_)
 		__atomic_add_fetch(&sh->ok[k], 1, __ATOMIC_RELAXED);
 	if (jfd >= 0 || verbose) {
-		n = snprintf(line, sizeof(line), "%u %llu %s -> %s\n", me,
-			     (unsigned long long)i, sh->what[me],
+		n = snprintf(line, sizeof(line), "%u %llu @%llu %s -> %s\n", me,
+			     (unsigned long long)i, (unsigned long long)stamp,
+			     sh->what[me],
 			     ok_ ? "ok" : strerror(errno));
 		if (jfd >= 0 && write(jfd, line, n) < 0)
 			jfd = -1;
@@ -2745,6 +2763,105 @@ static int ctx_leak(int n)
 	return bad;
 }
 
+/*
+ * --replay DIR: the calls of DIR/journal.* (and DIR/inflight, the calls
+ * the processes were in when the run failed) in the order they began
+ * (their stamps), made by this one process, each with the state of the
+ * process it came from (its contexts and what lives in them): an
+ * interleaving of several processes, under gdb or strace. Not replayed:
+ * timing (a call of one process during another's is made after it), the
+ * credentials (all run as the caller), and the numbers the kernel gives
+ * objects (the draws that take numbers seen, val32(), may differ). The
+ * journals must be whole: from call 0 of each process.
+ */
+struct rcall {
+	uint64_t stamp, i;
+	unsigned int p;
+};
+
+static int rcall_cmp(const void *a, const void *b)
+{
+	const struct rcall *x = a, *y = b;
+
+	return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+static int replay_journals(const char *dir, uint64_t seed)
+{
+	uint64_t next[MAXPROCS] = {}, made = 0;
+	struct rcall *v = NULL, *nv;
+	size_t n = 0, cap = 0, j;
+	int opened[MAXPROCS] = {}, k, procs = 0;
+	struct dirent *e;
+	char p[1024], line[512];
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		fprintf(stderr, "fuzz: replay: %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	while ((e = readdir(d))) {
+		unsigned long long i, st;
+		unsigned int pr;
+		FILE *f;
+
+		if (strncmp(e->d_name, "journal.", 8) &&
+		    strcmp(e->d_name, "inflight"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		f = fopen(p, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%u %llu @%llu", &pr, &i, &st) != 3 ||
+			    pr >= MAXPROCS)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 4096;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					return 2;
+				v = nv;
+			}
+			v[n].stamp = st;
+			v[n].i = i;
+			v[n++].p = pr;
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), rcall_cmp);
+	for (j = 0; j < n; j++) {
+		struct rcall *c = &v[j];
+
+		if (c->i < next[c->p])
+			continue;	/* in the journal and in flight */
+		if (c->i != next[c->p]) {
+			fprintf(stderr, "fuzz: replay: proc %u: call %llu after %llu: the journal is not whole\n",
+				c->p, (unsigned long long)c->i,
+				(unsigned long long)next[c->p]);
+			return 2;
+		}
+		next[c->p]++;
+		for (k = 0; !opened[c->p] && k < NCTX; k++)
+			if (open_one(&allctx[c->p][k])) {
+				fprintf(stderr, "fuzz: replay: cannot open the device: %s\n",
+					strerror(errno));
+				return 2;
+			}
+		procs += !opened[c->p];
+		opened[c->p] = 1;
+		me = c->p;
+		ctxs = allctx[me];
+		freed_lkeys = allfreed[me];
+		one_call(seed, c->i);
+		made++;
+	}
+	free(v);
+	printf("fuzz: replay: %llu calls of %d processes, in the order they began (see the kernel log), seed %llu\n",
+	       (unsigned long long)made, procs, (unsigned long long)seed);
+	return 0;
+}
+
 static const char *const reports[] = {
 	"WARNING:", "BUG:", "KASAN", "Oops", "general protection",
 	"possible circular", "possible recursive", "inconsistent lock",
@@ -2813,6 +2930,20 @@ static void failed(const char *dev_name, uint64_t seed, int first, int procs,
 				dev_name, (unsigned long long)seed, procs,
 				(unsigned long long)calls, why);
 	}
+	if (jdir) {
+		FILE *fi;
+
+		snprintf(p, sizeof(p), "%s/inflight", jdir);
+		fi = fopen(p, "w");
+		for (k = first; fi && k < first + procs; k++)
+			if (!sh->done[k])
+				fprintf(fi, "%d %llu @%llu %s (in flight)\n", k,
+					(unsigned long long)sh->cur[k],
+					(unsigned long long)sh->curstamp[k],
+					sh->what[k]);
+		if (fi)
+			fclose(fi);
+	}
 	for (k = first; k < first + procs; k++) {
 		const char *u = unpriv == 1 ||
 				(unpriv < 0 && procs > 1 && k == first + procs - 1) ?
@@ -2833,7 +2964,12 @@ static void failed(const char *dev_name, uint64_t seed, int first, int procs,
 				(unsigned long long)sh->cur[k] + 1);
 	}
 	if (f) {
+		/* all processes' calls in one, in the order they began */
+		fprintf(f, "# all processes in one, in the order their calls began (journals, inflight):\n%s %s --seed %llu --procs %d%s --replay \"$(dirname \"$0\")\"\n",
+			"${FUZZ_VERBS:-fuzz_verbs}", dev_name,
+			(unsigned long long)seed, procs, cw);
 		fclose(f);
+		snprintf(p, sizeof(p), "%s/replay.sh", jdir);
 		printf("fuzz: replay program: %s\n", p);
 	}
 }
@@ -2845,13 +2981,14 @@ int main(int argc, char **argv)
 		{ "procs", 1, NULL, 'p' }, { "proc", 1, NULL, 'P' },
 		{ "journal", 1, NULL, 'j' }, { "unpriv", 0, NULL, 'u' },
 		{ "verbose", 0, NULL, 'v' }, { "regress", 0, NULL, 'r' },
-		{ "ctx-leak", 1, NULL, 'L' }, { "connect", 1, NULL, 'C' }, {},
+		{ "ctx-leak", 1, NULL, 'L' }, { "connect", 1, NULL, 'C' },
+		{ "replay", 1, NULL, 'R' }, {},
 	};
 	uint64_t seed = time(NULL), calls = 10000, total = 0;
 	int procs = 1, first = 0, unpriv = -1, o, k, bad = 0, kfd, alive;
 	unsigned int ticks = 0;
 	int regress_only = 0, leak_procs = 0;
-	const char *jdir = NULL, *dev_name;
+	const char *jdir = NULL, *dev_name, *rdir = NULL;
 	struct ibv_device **list;
 	unsigned int distinct = 0, reached = 0;
 	pid_t pids[MAXPROCS];
@@ -2886,6 +3023,9 @@ int main(int argc, char **argv)
 		case 'L':
 			leak_procs = atoi(optarg);
 			break;
+		case 'R':
+			rdir = optarg;
+			break;
 		case 'C':
 			connect_weight = atoi(optarg);
 			for (k = 0; k < (int)NMETHODS; k++)
@@ -2899,7 +3039,7 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || procs < 1 || procs > MAXPROCS ||
 	    first < 0 || first + procs > MAXPROCS) {
 usage:
-		fprintf(stderr, "usage: fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P] [--unpriv] [--journal DIR] [--verbose] [--regress] [--ctx-leak N] [--connect W]\n");
+		fprintf(stderr, "usage: fuzz_verbs DEV [--seed N] [--calls N] [--procs N] [--proc P] [--unpriv] [--journal DIR] [--verbose] [--regress] [--ctx-leak N] [--connect W] [--replay DIR]\n");
 		return 2;
 	}
 	dev_name = argv[optind];
@@ -2926,6 +3066,8 @@ usage:
 		return regress();
 	if (leak_procs > 0)
 		return ctx_leak(leak_procs);
+	if (rdir)
+		return replay_journals(rdir, seed);
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
