@@ -2,7 +2,8 @@
 /*
  * The attach point for a software ConnectX: register access goes to the
  * model's callbacks and each MSI-X vector is an irq_work, so EQ handlers run
- * in hard interrupt context exactly as they do on a PCI function.
+ * in hard interrupt context exactly as they do on a PCI function, one CPU
+ * at a time (model_vector_work()).
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -16,7 +17,12 @@ struct model_vector {
 	struct irq_work work;
 	irq_handler_t handler;		/* NULL while free; published with release */
 	void *data;
+	atomic_t flow;			/* MODEL_VEC_*: one CPU at a time */
 };
+
+/* A vector's handler runs (RUNNING); it was raised again (PENDING). */
+#define MODEL_VEC_RUNNING	BIT(0)
+#define MODEL_VEC_PENDING	BIT(1)
 
 enum model_state {
 	MODEL_ATTACHING,	/* attach has not returned yet */
@@ -130,14 +136,36 @@ static void model_uar_disassociate(struct mlx5sp_dev *dev,
 	mlx5sp_uar_trap_disassociate(&to_priv(dev)->trap, uctx);
 }
 
+/*
+ * An irq_work raised again while it runs may run on another CPU at the
+ * same time; an interrupt handler never does (the IRQ core runs one at a
+ * time and has a raise meanwhile run it once more: the edge flow). EQ
+ * handlers rely on it: two at once consumed one EQE twice and stepped
+ * the consumer index over the next. So the same here: the CPU that finds
+ * the handler running leaves PENDING for the runner, which goes again.
+ */
 static void model_vector_work(struct irq_work *work)
 {
 	struct model_vector *v = container_of(work, struct model_vector, work);
-	/* Pairs with the release in model_request_irq(): data is set first. */
-	irq_handler_t handler = smp_load_acquire(&v->handler);
+	irq_handler_t handler;
 
-	if (handler)
-		handler(0, v->data);
+	atomic_or(MODEL_VEC_PENDING, &v->flow);
+	for (;;) {
+		if (atomic_fetch_or(MODEL_VEC_RUNNING, &v->flow) &
+		    MODEL_VEC_RUNNING)
+			return;		/* the runner sees PENDING */
+		while (atomic_fetch_andnot(MODEL_VEC_PENDING, &v->flow) &
+		       MODEL_VEC_PENDING) {
+			/* Pairs with the release in model_request_irq(). */
+			handler = smp_load_acquire(&v->handler);
+			if (handler)
+				handler(0, v->data);
+		}
+		atomic_fetch_andnot(MODEL_VEC_RUNNING, &v->flow);
+		/* a raise between the last look and now found it running */
+		if (!(atomic_read(&v->flow) & MODEL_VEC_PENDING))
+			return;
+	}
 }
 
 static int model_request_irq(struct mlx5sp_dev *dev, u16 vector,

@@ -92,8 +92,9 @@ static void sim_write_ignored(struct mlx5sp_sim *sim, u32 offset, u32 val)
  * The driver turned the NIC interface off (it gave up on the device, as
  * mlx5_core does before it frees what the device had): from here the
  * device does nothing, as a dead one, and the interface reads disabled
- * once the engine is sure to do no more DMA: a grace period, for the
- * engine looks at the flag inside each of its RCU sections.
+ * once nothing of it can still write to host memory: the engine looks
+ * at the flag inside each of its RCU sections (a grace period), commands
+ * under fw_lock and EQE writers under eq_lock.
  */
 void sim_nic_off_work(struct work_struct *work)
 {
@@ -103,6 +104,10 @@ void sim_nic_off_work(struct work_struct *work)
 	u32 v;
 
 	synchronize_rcu();
+	mutex_lock(&sim->fw_lock);
+	mutex_unlock(&sim->fw_lock);
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
 	spin_lock_irqsave(&sim->reg_lock, flags);
 	v = be32_to_cpu(READ_ONCE(*sim_iseg_word(sim,
 						 SIM_ISEG_OFF(cmdq_addr_l_sz))));

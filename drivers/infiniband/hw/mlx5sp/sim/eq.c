@@ -323,15 +323,17 @@ bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 	u16 vector = 0;
 	u32 pi = 0, eqn;
 
-	if (sim_is_fatal(sim)) {
-		sim_stat_inc(sim, events_dropped);
-		return false;
-	}
 	eqe.type = type;
 	eqe.sub_type = sub_type;
 	eqe.data = *data;
 
 	spin_lock_irqsave(&sim->eq_lock, flags);
+	/* under the lock: a device turned off writes none after (bar.c) */
+	if (sim_is_fatal(sim)) {
+		spin_unlock_irqrestore(&sim->eq_lock, flags);
+		sim_stat_inc(sim, events_dropped);
+		return false;
+	}
 	eqn = sim_eq_for_type_locked(sim, type);
 	if (eqn < SIM_MAX_EQS)
 		eq = sim->eqs[eqn];
@@ -424,14 +426,15 @@ bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
 	u16 vector = 0;
 	u32 pi;
 
-	if (sim_is_fatal(sim)) {
-		sim_stat_inc(sim, events_dropped);
-		return false;
-	}
 	eqe.type = type;
 	eqe.data = *data;
 
 	spin_lock_irqsave(&sim->eq_lock, flags);
+	if (sim_is_fatal(sim)) {
+		spin_unlock_irqrestore(&sim->eq_lock, flags);
+		sim_stat_inc(sim, events_dropped);
+		return false;
+	}
 	eq = eqn < SIM_MAX_EQS ? sim->eqs[eqn] : NULL;
 	if (eq) {
 		pi = eq->pi;

@@ -692,9 +692,11 @@ void sim_cmd_work(struct work_struct *work)
 		return;
 
 	mutex_lock(&sim->fw_lock);
-	for_each_set_bit(slot, &pending, SIM_MAX_SLOTS)
-		if (sim_slot_ring(sim, slot))
-			done |= BIT(slot);
+	/* again under the lock: a device turned off runs none after (bar.c) */
+	if (!sim_is_fatal(sim))
+		for_each_set_bit(slot, &pending, SIM_MAX_SLOTS)
+			if (sim_slot_ring(sim, slot))
+				done |= BIT(slot);
 	mutex_unlock(&sim->fw_lock);
 
 	for_each_set_bit(slot, &done, SIM_MAX_SLOTS)
