@@ -429,6 +429,20 @@ static void m_destroy_cq(void)
 	C->cq[i] = NULL;
 }
 
+/* A QP just created into slot @q: its number seen, its mlx5dv view. */
+static void qp_made(struct qpslot *q)
+{
+	struct mlx5dv_obj o;
+
+	see_id(q->qp->qp_num);
+	memset(&o, 0, sizeof(o));
+	o.qp.in = q->qp;
+	o.qp.out = &q->dv;
+	q->dvok = !mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) && q->dv.sq.wqe_cnt;
+	q->raw = 0;
+	q->pi = 0;
+}
+
 static void m_create_qp(void)
 {
 	static const enum ibv_qp_type types[] = {
@@ -450,7 +464,6 @@ static void m_create_qp(void)
 			.max_inline_data = chance(4) ? rn(1024) : 0,
 		},
 	};
-	struct mlx5dv_obj o;
 	struct qpslot *q;
 
 	if (i < 0)
@@ -468,13 +481,7 @@ static void m_create_qp(void)
 	q->qp = ibv_create_qp(any_pd(), &a);
 	if (!OK(q->qp))
 		return;
-	see_id(q->qp->qp_num);
-	memset(&o, 0, sizeof(o));
-	o.qp.in = q->qp;
-	o.qp.out = &q->dv;
-	q->dvok = !mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) && q->dv.sq.wqe_cnt;
-	q->raw = 0;
-	q->pi = 0;
+	qp_made(q);
 }
 
 static struct qpslot *any_qp(void)
@@ -1077,7 +1084,6 @@ static void m_create_qpx(void)
 		},
 	};
 	struct mlx5dv_qp_init_attr dva = {};
-	struct mlx5dv_obj o;
 	struct qpslot *q;
 	unsigned int j;
 
@@ -1114,13 +1120,7 @@ static void m_create_qpx(void)
 	q->qp = mlx5dv_create_qp(C->c, &a, &dva);
 	if (!OK(q->qp))
 		return;
-	see_id(q->qp->qp_num);
-	memset(&o, 0, sizeof(o));
-	o.qp.in = q->qp;
-	o.qp.out = &q->dv;
-	q->dvok = !mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) && q->dv.sq.wqe_cnt;
-	q->raw = 0;
-	q->pi = 0;
+	qp_made(q);
 	q->wr_id = 0;
 	q->ops = a.send_ops_flags;
 	q->max_sge = a.cap.max_send_sge;

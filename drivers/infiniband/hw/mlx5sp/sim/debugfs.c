@@ -203,21 +203,34 @@ static const struct file_operations sim_page_storm_fops = {
 	.llseek = noop_llseek,
 };
 
-/* "COUNT [QPN]": the next COUNT CQEs corrupted, some naming QPN */
-static ssize_t sim_hostile_cqes_write(struct file *file,
-				      const char __user *ubuf, size_t count,
-				      loff_t *ppos)
+/* "N [M]" (M 0 when left out): how many numbers were read, or -errno */
+static int sim_read_count_arg(const char __user *ubuf, size_t count, u32 *n,
+			      u32 *m)
 {
-	u32 n, qpn = 0;
 	char *buf;
 	int got;
 
 	buf = sim_read_line(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	got = sscanf(buf, "%u %i", &n, &qpn);
+	*m = 0;
+	got = sscanf(buf, "%u %i", n, m);
 	kfree(buf);
-	if (got < 1 || n > S32_MAX)
+	return got < 1 ? -EINVAL : got;
+}
+
+/* "COUNT [QPN]": the next COUNT CQEs corrupted, some naming QPN */
+static ssize_t sim_hostile_cqes_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	u32 n, qpn;
+	int err;
+
+	err = sim_read_count_arg(ubuf, count, &n, &qpn);
+	if (err < 0)
+		return err;
+	if (n > S32_MAX)
 		return -EINVAL;
 	mlx5sp_sim_hostile_cqes(file->private_data, n, qpn);
 	return count;
@@ -235,16 +248,13 @@ static ssize_t sim_hostile_eqes_write(struct file *file,
 				      const char __user *ubuf, size_t count,
 				      loff_t *ppos)
 {
-	u32 n, seed = 0;
-	char *buf;
-	int got;
+	u32 n, seed;
+	int err;
 
-	buf = sim_read_line(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	got = sscanf(buf, "%u %u", &n, &seed);
-	kfree(buf);
-	if (got < 1 || n > SIM_HOSTILE_EQES_MAX)
+	err = sim_read_count_arg(ubuf, count, &n, &seed);
+	if (err < 0)
+		return err;
+	if (n > SIM_HOSTILE_EQES_MAX)
 		return -EINVAL;
 	mlx5sp_sim_hostile_eqes(file->private_data, n,
 				seed ?: get_random_u32());

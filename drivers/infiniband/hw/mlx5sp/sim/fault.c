@@ -230,7 +230,7 @@ u32 mlx5sp_sim_hostile_eqes(struct mlx5sp_sim *sim, u32 count, u32 seed)
 	struct sim_hostile_ids *cqs, *qps, *srqs;
 	struct rnd_state rnd;
 	union ev_data d;
-	u32 i, eqn, written = 0;
+	u32 i, k, eqn, written = 0;
 	bool ok;
 	u8 type;
 
@@ -245,7 +245,7 @@ u32 mlx5sp_sim_hostile_eqes(struct mlx5sp_sim *sim, u32 count, u32 seed)
 	sim_hostile_sample(&sim->srqs, srqs, &rnd, false);
 	for (i = 0; i < count; i++) {
 		memset(&d, 0, sizeof(d));
-		switch (prandom_u32_state(&rnd) % 8) {
+		switch ((k = prandom_u32_state(&rnd) % 8)) {
 		case 0:
 		case 1:
 			d.comp.cqn = cpu_to_be32(sim_hostile_pick(cqs, &rnd,
@@ -262,20 +262,20 @@ u32 mlx5sp_sim_hostile_eqes(struct mlx5sp_sim *sim, u32 count, u32 seed)
 			break;
 		case 3:
 		case 4:
-			type = sim_hostile_qp_events[prandom_u32_state(&rnd) %
-					ARRAY_SIZE(sim_hostile_qp_events)];
-			d.qp_srq.type = MLX5_EVENT_QUEUE_TYPE_QP;
-			d.qp_srq.qp_srq_n = cpu_to_be32(sim_hostile_pick(qps,
-								&rnd, &eqn));
-			ok = sim_eq_post(sim, type, 0, &d);
-			break;
 		case 5:
-			type = prandom_u32_state(&rnd) & 1 ?
-			       MLX5_EVENT_TYPE_SRQ_RQ_LIMIT :
-			       MLX5_EVENT_TYPE_SRQ_CATAS_ERROR;
-			d.qp_srq.type = MLX5SP_EVENT_QUEUE_TYPE_SRQ;
-			d.qp_srq.qp_srq_n = cpu_to_be32(sim_hostile_pick(srqs,
-								&rnd, &eqn));
+			/* events of QPs (3, 4) and of SRQs (5) */
+			if (k == 5) {
+				type = prandom_u32_state(&rnd) & 1 ?
+				       MLX5_EVENT_TYPE_SRQ_RQ_LIMIT :
+				       MLX5_EVENT_TYPE_SRQ_CATAS_ERROR;
+				d.qp_srq.type = MLX5SP_EVENT_QUEUE_TYPE_SRQ;
+			} else {
+				type = sim_hostile_qp_events[prandom_u32_state(&rnd) %
+						ARRAY_SIZE(sim_hostile_qp_events)];
+				d.qp_srq.type = MLX5_EVENT_QUEUE_TYPE_QP;
+			}
+			d.qp_srq.qp_srq_n = cpu_to_be32(sim_hostile_pick(k == 5 ?
+							srqs : qps, &rnd, &eqn));
 			ok = sim_eq_post(sim, type, 0, &d);
 			break;
 		case 6:
