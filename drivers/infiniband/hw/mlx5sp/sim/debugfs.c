@@ -164,44 +164,10 @@ SIM_HOSTILE_ATTR(stale_eqes, mlx5sp_sim_stale_eqes(data, val));
 
 static char *sim_read_line(const char __user *ubuf, size_t count)
 {
-	char *buf;
-
 	if (!count || count >= SIM_CTL_MAX_LINE)
 		return ERR_PTR(-EINVAL);
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return buf;
-	return buf;
+	return memdup_user_nul(ubuf, count);
 }
-
-/* "EVENTS PAGES": EVENTS page requests of PAGES each (negative: take) */
-static ssize_t sim_page_storm_write(struct file *file,
-				    const char __user *ubuf, size_t count,
-				    loff_t *ppos)
-{
-	struct mlx5sp_sim *sim = file->private_data;
-	u32 events;
-	s32 pages;
-	char *buf;
-	int err;
-
-	buf = sim_read_line(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	if (sscanf(buf, "%u %d", &events, &pages) != 2)
-		err = -EINVAL;
-	else
-		err = mlx5sp_sim_page_storm(sim, events, pages);
-	kfree(buf);
-	return err ? err : count;
-}
-
-static const struct file_operations sim_page_storm_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = sim_page_storm_write,
-	.llseek = noop_llseek,
-};
 
 /* "N [M]" (M 0 when left out): how many numbers were read, or -errno */
 static int sim_read_count_arg(const char __user *ubuf, size_t count, u32 *n,
@@ -218,6 +184,30 @@ static int sim_read_count_arg(const char __user *ubuf, size_t count, u32 *n,
 	kfree(buf);
 	return got < 1 ? -EINVAL : got;
 }
+
+/* "EVENTS PAGES": EVENTS page requests of PAGES each (negative: take) */
+static ssize_t sim_page_storm_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	u32 events, pages;
+	int err;
+
+	err = sim_read_count_arg(ubuf, count, &events, &pages);
+	if (err < 0)
+		return err;
+	if (err != 2)
+		return -EINVAL;
+	err = mlx5sp_sim_page_storm(file->private_data, events, (s32)pages);
+	return err ? err : count;
+}
+
+static const struct file_operations sim_page_storm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sim_page_storm_write,
+	.llseek = noop_llseek,
+};
 
 /* "COUNT [QPN]": the next COUNT CQEs corrupted, some naming QPN */
 static ssize_t sim_hostile_cqes_write(struct file *file,

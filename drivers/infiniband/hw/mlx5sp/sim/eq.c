@@ -309,6 +309,51 @@ static bool sim_eq_write(struct mlx5sp_sim *sim, struct sim_eq *eq,
 	return true;
 }
 
+/* sim_eq_deliver()'s EQ: the lowest-numbered one subscribed to the type */
+#define SIM_EQN_BY_TYPE U32_MAX
+
+/*
+ * Write @eqe to EQ @eqn (SIM_EQN_BY_TYPE: by its type) and raise the EQ's
+ * vector if it was armed. 1 if an EQE was written, 0 if not (overrun,
+ * buffer gone), -ENODEV without that EQ (the caller's to count),
+ * -ESHUTDOWN on a device turned off (checked under eq_lock: it writes
+ * none after, bar.c).
+ */
+static int sim_eq_deliver(struct mlx5sp_sim *sim, u32 eqn,
+			  const struct mlx5_eqe *eqe)
+{
+	struct sim_eq *eq = NULL;
+	unsigned long flags;
+	bool raise = false;
+	int ret = -ENODEV;
+	u16 vector = 0;
+	u32 pi;
+
+	spin_lock_irqsave(&sim->eq_lock, flags);
+	if (sim_is_fatal(sim)) {
+		ret = -ESHUTDOWN;
+		goto unlock;
+	}
+	if (eqn == SIM_EQN_BY_TYPE)
+		eqn = sim_eq_for_type_locked(sim, eqe->type);
+	if (eqn < SIM_MAX_EQS)
+		eq = sim->eqs[eqn];
+	if (eq) {
+		pi = eq->pi;
+		raise = sim_eq_write(sim, eq, eqe);
+		ret = eq->pi != pi;
+		vector = eq->intr;
+	}
+unlock:
+	spin_unlock_irqrestore(&sim->eq_lock, flags);
+
+	if (ret == -ESHUTDOWN)
+		sim_stat_inc(sim, events_dropped);
+	if (raise)
+		mlx5sp_model_raise_irq(&sim->mdev, vector);
+	return ret;
+}
+
 /*
  * Deliver an event to the lowest-numbered EQ subscribed to its type.
  * Returns true if an EQE was written.
@@ -317,42 +362,18 @@ bool sim_eq_post(struct mlx5sp_sim *sim, u8 type, u8 sub_type,
 		 const union ev_data *data)
 {
 	struct mlx5_eqe eqe = {};
-	struct sim_eq *eq = NULL;
-	bool raise = false, written = false;
-	unsigned long flags;
-	u16 vector = 0;
-	u32 pi = 0, eqn;
+	int ret;
 
 	eqe.type = type;
 	eqe.sub_type = sub_type;
 	eqe.data = *data;
-
-	spin_lock_irqsave(&sim->eq_lock, flags);
-	/* under the lock: a device turned off writes none after (bar.c) */
-	if (sim_is_fatal(sim)) {
-		spin_unlock_irqrestore(&sim->eq_lock, flags);
-		sim_stat_inc(sim, events_dropped);
-		return false;
-	}
-	eqn = sim_eq_for_type_locked(sim, type);
-	if (eqn < SIM_MAX_EQS)
-		eq = sim->eqs[eqn];
-	if (eq) {
-		pi = eq->pi;
-		raise = sim_eq_write(sim, eq, &eqe);
-		written = eq->pi != pi;
-		vector = eq->intr;
-	}
-	spin_unlock_irqrestore(&sim->eq_lock, flags);
-
+	ret = sim_eq_deliver(sim, SIM_EQN_BY_TYPE, &eqe);
 	/* command completions without a CMD EQ are simply polled for */
-	if (!eq && type != MLX5_EVENT_TYPE_CMD) {
+	if (ret == -ENODEV && type != MLX5_EVENT_TYPE_CMD) {
 		sim_stat_inc(sim, events_dropped);
 		sim_dbg(sim, "event type 0x%x: no EQ subscribed\n", type);
 	}
-	if (raise)
-		mlx5sp_model_raise_irq(&sim->mdev, vector);
-	return written;
+	return ret > 0;
 }
 
 /* val = eqn << 24 | consumer counter (24 bits) */
@@ -420,37 +441,17 @@ bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
 		    const union ev_data *data)
 {
 	struct mlx5_eqe eqe = {};
-	bool raise = false, written = false;
-	unsigned long flags;
-	struct sim_eq *eq;
-	u16 vector = 0;
-	u32 pi;
+	int ret;
 
 	eqe.type = type;
 	eqe.data = *data;
-
-	spin_lock_irqsave(&sim->eq_lock, flags);
-	if (sim_is_fatal(sim)) {
-		spin_unlock_irqrestore(&sim->eq_lock, flags);
-		sim_stat_inc(sim, events_dropped);
-		return false;
-	}
-	eq = eqn < SIM_MAX_EQS ? sim->eqs[eqn] : NULL;
-	if (eq) {
-		pi = eq->pi;
-		raise = sim_eq_write(sim, eq, &eqe);
-		written = eq->pi != pi;
-		vector = eq->intr;
-	}
-	spin_unlock_irqrestore(&sim->eq_lock, flags);
-
-	if (!eq) {
+	/* an EQ number out of range is a missing EQ, never "by type" */
+	ret = sim_eq_deliver(sim, min_t(u32, eqn, SIM_MAX_EQS), &eqe);
+	if (ret == -ENODEV) {
 		sim_stat_inc(sim, events_dropped);
 		sim_dbg(sim, "event type 0x%x for missing EQ %u\n", type, eqn);
 	}
-	if (raise)
-		mlx5sp_model_raise_irq(&sim->mdev, vector);
-	return written;
+	return ret > 0;
 }
 
 /* A QP affiliated asynchronous event (QP type in the EQE). */

@@ -948,6 +948,12 @@ static void sim_sq_win_goback(struct sim_engine *eng, struct sim_qp *qp,
 	sim_sq_win_send_more(eng, qp, nwqe);
 }
 
+/* nothing left for the window to do: all acknowledged, or the QP failed */
+static bool sim_sq_win_over(struct sim_qp *qp)
+{
+	return !qp->wreq.win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR;
+}
+
 /*
  * The window, under sq_lock: completions for what the ACKs covered, and
  * what a NAK or a timer asks (the retry and RNR budgets are the QP's, as
@@ -963,7 +969,7 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 	if (!wq->win_n)
 		return false;
 	work = sim_sq_win_acked(qp);
-	if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
+	if (sim_sq_win_over(qp))
 		return work;
 	now = ktime_get_ns();
 	if (wq->win_progress) {
@@ -977,8 +983,8 @@ static bool sim_sq_window(struct sim_engine *eng, struct sim_qp *qp)
 			sim_sq_win_send_more(eng, qp, SIM_WIRE_RESEND_BURST);
 			sim_sq_win_acked(qp);
 			work = true;
-			if (!wq->win_n || READ_ONCE(qp->state) == MLX5_QP_STATE_ERR)
-				return work;
+			if (sim_sq_win_over(qp))
+				return true;
 		}
 	}
 	switch (wq->next) {
