@@ -64,7 +64,9 @@ vm-test: debug-modules userprogs
 stock-test: modules userprogs deb
 	@$(TOP)/tests/integration/run --kernel stock
 
-test: modules userspace userprogs deb check
+# The stages (build, deb, check, debug kernel, tests) are run and timed
+# by tests/run-all.
+test: setup
 	@$(TOP)/tests/run-all
 
 # Userspace programs (libibverbs + libmlx5 from Debian), built into .build/
