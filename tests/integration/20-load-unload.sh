@@ -2,7 +2,7 @@
 # Load, bring up two devices, remove them, unload: LOAD_CYCLES times over
 # (3; a cycle takes about 15 s under the debug kernel, and 49-load removes
 # devices and unloads the modules under load). Also the debug kernel's
-# two-device bring-up (the stock kernel runs stock/10-two-devices.sh).
+# two-device bring-up (the stock kernel runs stock/11-two-devices.sh).
 . "$(dirname "$0")/lib.bash"
 
 cycles=${LOAD_CYCLES:-3}

@@ -97,7 +97,7 @@ echo scan > $km
 sleep 6
 echo scan > $km
 # ib_core's own leak is set aside, counted, kept in the results
-# (Documentation/mlx5sp.rst, "Fault injection"): a failed radix tree insert
+# (Documentation/mlx5sp/hardening.rst): a failed radix tree insert
 # in uverbs_alloc_api() leaves empty nodes that uverbs_destroy_api() never
 # frees; the bring-up goes on without the uverbs device, as on mlx5_ib.
 # Only objects allocated by radix_tree_node_alloc() under

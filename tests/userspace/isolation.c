@@ -698,7 +698,7 @@ int main(int argc, char **argv)
 	 * device: fork() copying a verbs mmap takes ib_core's
 	 * disassociation_lock under mmap_lock, the reverse of device removal,
 	 * and a debug kernel that saw a removal earlier in its boot reports
-	 * that ib_core order (Documentation/mlx5sp.rst, isolation).
+	 * that ib_core order (Documentation/mlx5sp/locking.rst).
 	 */
 	if (pipe(fds))
 		fatal("pipe");
