@@ -80,7 +80,8 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/fuzz_verbs $(TOP)/.build/tests/isolation \
 	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
 	$(TOP)/.build/tests/limits \
-	$(TOP)/.build/tests/wire_retry \
+	$(TOP)/.build/tests/wire_retry $(TOP)/.build/tests/peer_gone \
+	$(TOP)/.build/tests/cm_stop \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -119,6 +120,16 @@ $(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
 		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
+$(TOP)/.build/tests/cm_stop: $(TOP)/tests/userspace/cm_stop.c \
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
+$(TOP)/.build/tests/peer_gone: $(TOP)/tests/userspace/peer_gone.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 # libmlx5sp's signature pipelining, linked statically (the one of this tree).
 $(TOP)/.build/tests/cm_sig_shutdown: $(TOP)/tests/userspace/cm_sig_shutdown.c \

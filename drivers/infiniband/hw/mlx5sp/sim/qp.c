@@ -339,6 +339,7 @@ static void sim_qp_enter(struct sim_qp *qp, u8 from, u8 to)
 	case MLX5_QP_STATE_RTS:
 		qp->rnr_left = qp->rnr_retry;
 		qp->retry_left = qp->retry_count;
+		qp->ack_lost = false;
 		break;
 	default:
 		break;

@@ -109,6 +109,8 @@ struct sim_qp {
 	u64 wait_until;			/* ktime ns */
 	u8 rnr_left;			/* RNR retries left, 7: infinite */
 	u8 retry_left;			/* transport retries left */
+	bool ack_lost;			/* the head WQE's request found no
+					 * peer: its ACK timer runs (sq.c) */
 	u32 rd_atomic_inflight;		/* READ/atomic not yet complete */
 	/*
 	 * RC: completions waiting for their ACK to come back (the device's

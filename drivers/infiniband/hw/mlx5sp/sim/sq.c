@@ -11,7 +11,9 @@
  * error moves the QP to ERR and the rest is flushed; no receive WQE at the
  * peer is an RNR NAK (retried after the peer's min_rnr_nak timer,
  * rnr_retry times, 7 forever); a peer that is missing or not receiving is
- * a lost packet (retried after ack_timeout, retry_count times). UC runs
+ * a lost packet: sent again when the local ACK timer (sim_sq_ack_ns) runs
+ * out, retry_count times, and the next timeout is the retry error, on the
+ * wire as for a peer of this kernel (one device, or two). UC runs
  * the same path without ACKs: SEND and RDMA WRITE only, and whatever the
  * responder drops is gone, the requester completes successfully.
  *
@@ -51,7 +53,6 @@
 #define SIM_MAX_WQE_BBS		16	/* max_wqe_sz_sq / 64 */
 #define SIM_UNITS_PER_BB	(MLX5_SEND_WQE_BB / MLX5_SEND_WQE_DS)
 #define SIM_MIN_RETRY_NS	(100 * NSEC_PER_USEC)
-#define SIM_MAX_RETRY_NS	(500 * NSEC_PER_MSEC)
 #define SIM_INF_RETRY_NS	(100 * NSEC_PER_MSEC)
 #define SIM_QKEY_PRIVILEGED	0x80000000
 #define SIM_INFINITE_RNR	7
@@ -178,6 +179,7 @@ static enum sim_wqe_res sim_sq_done(struct sim_qp *qp,
 	qp->sq_ci = w->start + w->nbb;
 	qp->rnr_left = qp->rnr_retry;
 	qp->retry_left = qp->retry_count;
+	qp->ack_lost = false;
 	atomic64_inc(&qp->sim->estats.wqes);
 	return SIM_WQE_DONE;
 }
@@ -283,35 +285,14 @@ static enum sim_wqe_res sim_sq_rnr(struct sim_qp *qp, const struct sim_wqe *w,
 	return SIM_WQE_WAIT;
 }
 
-/* No answer: IB's local ACK timeout, 4.096 us << ack_timeout. */
-static enum sim_wqe_res sim_sq_retry(struct sim_qp *qp,
-				     const struct sim_wqe *w)
-{
-	u64 ns;
-
-	atomic64_inc(&qp->sim->estats.retries);
-	if (!qp->ack_timeout) {
-		/* infinite timeout: keep waiting, look again now and then */
-		ns = SIM_INF_RETRY_NS;
-	} else {
-		if (!qp->retry_left)
-			return sim_sq_error(qp, w,
-				MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-		qp->retry_left--;
-		sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
-		ns = 4096ULL << min_t(u8, qp->ack_timeout, 31);
-		ns = clamp_t(u64, ns, SIM_MIN_RETRY_NS, SIM_MAX_RETRY_NS);
-	}
-	qp->wait = SIM_SQ_WAIT_RETRY;
-	qp->wait_until = ktime_get_ns() + ns;
-	return SIM_WQE_WAIT;
-}
-
 /*
- * The WQE is on the wire: wait for its answer, or the local ACK timeout.
- * That is the QPC's 4.096 us << ack_timeout in full (IBTA vol. 1: no
- * shorter, at most four times that), up to the 2.4 hours of 31: a peer
- * across the wire that is slow to answer is no reason to resend sooner.
+ * The local ACK timeout, for every path (the wire, a peer on this device
+ * or another of this kernel): the QPC's 4.096 us << ack_timeout in full
+ * (IBTA vol. 1, 9.7.6.1: no shorter, at most four times that), up to the
+ * 2.4 hours of 31: a peer slow to answer, or gone, is no reason to resend
+ * sooner, and a requester whose peer went away fails no earlier than a
+ * ConnectX's would (rdma_cm's timeout 18 and retry_cnt 7: 8.6 s). 0 is
+ * infinite: the engine looks again every SIM_INF_RETRY_NS, uncounted.
  */
 static u64 sim_sq_ack_ns(const struct sim_qp *qp)
 {
@@ -339,6 +320,40 @@ static enum sim_wqe_res sim_sq_wire_wait(struct sim_qp *qp)
 	qp->wait = SIM_SQ_WAIT_RETRY;
 	qp->wait_until = ktime_get_ns() + sim_sq_ack_ns(qp);
 	return SIM_WQE_WAIT;
+}
+
+/*
+ * No answer from a peer of this kernel (its QP in RESET, INIT or ERR,
+ * destroyed, on a device going away): the request is lost, as on the
+ * wire, and the local ACK timer runs in full. sim_sq_rc counts it when it
+ * has run out.
+ */
+static enum sim_wqe_res sim_sq_lost(struct sim_qp *qp)
+{
+	qp->ack_lost = true;
+	return sim_sq_wire_wait(qp);
+}
+
+/*
+ * The local ACK timer of the head WQE's lost request ran out: with
+ * retries left it goes again (one retry less), without,
+ * IBV_WC_RETRY_EXC_ERR: retry_cnt + 1 timeouts in all, as on the wire
+ * and on a card. Timeout 0 is infinite: it goes again, uncounted. False
+ * when it failed.
+ */
+static bool sim_sq_timed_out(struct sim_qp *qp, const struct sim_wqe *w)
+{
+	qp->ack_lost = false;
+	atomic64_inc(&qp->sim->estats.retries);
+	if (!qp->ack_timeout)
+		return true;
+	if (!qp->retry_left) {
+		sim_sq_error(qp, w, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+		return false;
+	}
+	qp->retry_left--;
+	sim_qcnt_inc(qp, SIM_QC_local_ack_timeout_err);
+	return true;
 }
 
 /*
@@ -591,6 +606,8 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 	synd = sim_sq_rc_req(eng, qp, w, &r);
 	if (synd)
 		return sim_sq_fail(qp, w, synd);
+	if (qp->ack_lost && !sim_sq_timed_out(qp, w))
+		return SIM_WQE_DONE;
 	peer = sim_sq_peer(qp);
 	/* no model device here owns the peer's GID: it is on the wire */
 	if (!peer && !qp->peer_sim && sim_net_up(qp->sim))
@@ -619,7 +636,7 @@ static enum sim_wqe_res sim_sq_rc(struct sim_engine *eng, struct sim_qp *qp,
 	case SIM_RESP_RNR:
 		return sim_sq_rnr(qp, w, peer);
 	case SIM_RESP_NOT_READY:
-		return sim_sq_retry(qp, w);
+		return sim_sq_lost(qp);
 	default:
 		return sim_sq_error(qp, w, r.syndrome);
 	}

@@ -1,0 +1,1 @@
+../53-peer-gone.sh
