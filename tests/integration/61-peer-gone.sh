@@ -91,4 +91,4 @@ echo "peer-gone: what the requester saw, and when (ms)"
 printf '%-11s %-14s %7s %9s %9s %9s %11s %11s %11s  %s\n' path peer timeout \
 	retry_cnt rnr_retry rnr_timer min_ms max_ms measured completion
 sed 's/^row //' "$table"
-echo "53-peer-gone: $checks checks passed"
+echo "61-peer-gone: $checks checks passed"

@@ -1,1 +1,0 @@
-../53-peer-gone.sh
