@@ -319,6 +319,8 @@ u8 mlx5sp_xor8(const void *buf, size_t len);
 })
 
 /* eq.c */
+int mlx5sp_cmd_alloc_uar(struct mlx5sp_dev *dev, u32 *index);
+void mlx5sp_cmd_dealloc_uar(struct mlx5sp_dev *dev, u32 index);
 int mlx5sp_eqs_create(struct mlx5sp_dev *dev);
 void mlx5sp_eqs_destroy(struct mlx5sp_dev *dev);
 int mlx5sp_comp_eqn(struct mlx5sp_dev *dev, u16 vector, u32 *eqn);
