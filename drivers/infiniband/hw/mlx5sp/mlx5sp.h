@@ -23,6 +23,7 @@
 #include <linux/mlx5/mlx5_ifc.h>
 
 #include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
 
 #define MLX5SP_DRV_NAME		"mlx5sp"
 #define MLX5SP_CMD_IF_REV	5

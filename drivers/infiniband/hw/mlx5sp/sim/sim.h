@@ -41,6 +41,7 @@
 #include <linux/xarray.h>
 
 #include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
 #include "buf.h"
 #include "counters.h"
