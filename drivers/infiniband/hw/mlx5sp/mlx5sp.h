@@ -291,8 +291,6 @@ static inline bool mlx5sp_dev_dead(struct mlx5sp_dev *dev)
 /* main.c */
 int mlx5sp_dev_init(struct mlx5sp_dev *dev);
 void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev);
-void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
-void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 
 /* cmd.c */
 int mlx5sp_cmd_init(struct mlx5sp_dev *dev);
@@ -346,7 +344,9 @@ void mlx5sp_pages_request(struct mlx5sp_dev *dev, s32 npages);
 int mlx5sp_reclaim_all_pages(struct mlx5sp_dev *dev);
 void mlx5sp_pages_flush(struct mlx5sp_dev *dev);
 
-/* health.c */
+/* health.c: the health poller and the error state */
+void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
+void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 void mlx5sp_health_start(struct mlx5sp_dev *dev);
 void mlx5sp_health_stop(struct mlx5sp_dev *dev);
 bool mlx5sp_health_check(struct mlx5sp_dev *dev);
