@@ -11,7 +11,8 @@
  *   fail_nth_next  "N": the next device created (by "add" or "rdma link
  *         add") fails the N-th command it executes (its NAME/fail_nth);
  *   NAME/ fault injection attributes, stats and object counts.
- * The interim way to make devices until "rdma link add" does.
+ * Users make devices with "rdma link add"; "add" is the tests' way, with
+ * the parameters and fault knobs rdma link has no words for.
  */
 
 #include <linux/debugfs.h>
