@@ -51,17 +51,28 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 }
 
 /*
- * Firmware state of an initialized HCA: QPs before the CQs they use, then
- * MKEYs, EQs, UARs, PDs, RoCE addresses, user contexts and their memory.
+ * The object tables' teardown, in order: QPs before the SRQs and CQs they
+ * use, then MKEYs, PSVs, and the EQs the CQs completed to.
+ */
+static void (*const sim_obj_teardown[])(struct mlx5sp_sim *sim) = {
+	sim_qp_destroy_all,
+	sim_srq_destroy_all,
+	sim_cq_destroy_all,
+	sim_mkey_destroy_all,
+	sim_psv_destroy_all,
+	sim_eq_destroy_all,
+};
+
+/*
+ * Firmware state of an initialized HCA: every object, then UARs, PDs,
+ * RoCE addresses, user contexts and their memory.
  */
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
-	sim_qp_destroy_all(sim);
-	sim_srq_destroy_all(sim);
-	sim_cq_destroy_all(sim);
-	sim_mkey_destroy_all(sim);
-	sim_psv_destroy_all(sim);
-	sim_eq_destroy_all(sim);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sim_obj_teardown); i++)
+		sim_obj_teardown[i](sim);
 	sim_uar_pages_free(sim);
 	bitmap_zero(sim->uar_map, sim->nr_uars);
 	xa_destroy(&sim->pds);
@@ -148,12 +159,6 @@ int sim_cmd_teardown_hca(struct sim_cmd *c)
 	return 0;
 }
 
-bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar)
-{
-	return uar >= SIM_UAR_FIRST && uar - SIM_UAR_FIRST < sim->nr_uars &&
-	       test_bit(uar - SIM_UAR_FIRST, sim->uar_map);
-}
-
 /*
  * Each UAR has a zeroed page behind it (a BAR page on a card): the driver
  * maps it to user space, which writes its doorbells there.
@@ -232,11 +237,6 @@ int sim_cmd_alloc_pd(struct sim_cmd *c)
 	sim_lim_add(c->sim, SIM_LIM_PD);
 	MLX5_SET(alloc_pd_out, c->out, pd, pd);
 	return 0;
-}
-
-bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd)
-{
-	return pd && xa_load(&sim->pds, pd);
 }
 
 int sim_cmd_dealloc_pd(struct sim_cmd *c)

@@ -352,6 +352,21 @@ static inline int sim_fail(struct sim_cmd *c, u8 status, u32 syndrome)
 	return -EINVAL;
 }
 
+/*
+ * What the object commands check a PD and a UAR against: the numbers
+ * ALLOC_PD and ALLOC_UAR (fw_cmds.c) handed out. fw_lock held.
+ */
+static inline bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd)
+{
+	return pd && xa_load(&sim->pds, pd);
+}
+
+static inline bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar)
+{
+	return uar >= SIM_UAR_FIRST && uar - SIM_UAR_FIRST < sim->nr_uars &&
+	       test_bit(uar - SIM_UAR_FIRST, sim->uar_map);
+}
+
 /* Dead firmware, or a device the driver turned off: it does nothing. */
 static inline bool sim_is_fatal(struct mlx5sp_sim *sim)
 {
@@ -438,8 +453,6 @@ int sim_cmd_alloc_uar(struct sim_cmd *c);
 int sim_cmd_dealloc_uar(struct sim_cmd *c);
 int sim_cmd_alloc_pd(struct sim_cmd *c);
 int sim_cmd_dealloc_pd(struct sim_cmd *c);
-bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd);
-bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar);
 void sim_release_objects(struct mlx5sp_sim *sim);
 
 /* uctx.c: DEVX user contexts, uids, user memory */
