@@ -23,7 +23,6 @@
 
 #include <linux/atomic.h>
 #include <linux/idr.h>
-#include <linux/kasan-checks.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -46,6 +45,7 @@
 #include "buf.h"
 #include "counters.h"
 #include "cq.h"
+#include "dma.h"
 #include "engine.h"
 #include "eq.h"
 #include "limits.h"
@@ -397,23 +397,6 @@ static inline bool sim_engine_halted(struct mlx5sp_sim *sim)
 
 /* main.c */
 extern struct workqueue_struct *sim_release_wq;
-void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align);
-bool sim_dma_ram(u64 addr, size_t len, size_t align);
-
-/*
- * Every byte the device reaches through a DMA address passes here first.
- * With KASAN, memory the kernel has freed is reported at this point, where
- * a driver's or ULP's stale address is used: the kernel's memcpy() and
- * memset() are not checked on x86 with GCC before 13 (GENERIC_ENTRY, no
- * __asan_mem* prefix), so a copy into freed memory would otherwise corrupt
- * whatever reuses it, silently. The check covers reads and writes.
- */
-static inline void *sim_dma_checked(void *p, size_t len)
-{
-	kasan_check_read(p, len);
-	return p;
-}
-
 int sim_factory_register(void);
 void sim_factory_unregister(void);
 
