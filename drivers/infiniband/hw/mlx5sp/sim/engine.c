@@ -76,12 +76,6 @@
  */
 #define SIM_REARM_MAX_NS	(4 * NSEC_PER_MSEC)
 
-void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
-{
-	atomic64_inc(&sim->estats.err_synd[min_t(u8, syndrome,
-						 MLX5SP_SIM_NR_CQE_SYND - 1)]);
-}
-
 /* Any context. */
 void sim_engine_kick(struct mlx5sp_sim *sim)
 {

@@ -151,15 +151,6 @@ void mlx5sp_sim_stale_eqes(struct mlx5sp_sim *sim, u32 count)
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_eqes);
 
-bool sim_fault_stale_eqe(struct mlx5sp_sim *sim)
-{
-	if (likely(!atomic_read(&sim->stale_eqes)) ||
-	    atomic_dec_if_positive(&sim->stale_eqes) < 0)
-		return false;
-	sim_err(sim, "hostile: EQE left with the last lap's owner bit\n");
-	return true;
-}
-
 /* Numbers of live objects of one table, a random sample of them. */
 #define SIM_HOSTILE_SAMPLE	32
 

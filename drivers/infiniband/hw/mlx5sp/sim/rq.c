@@ -127,7 +127,7 @@ static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err,
 		.syndrome = syndrome,
 	};
 
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, false, syndrome);
 	sim_rq_cqe(qp, &ci, idx);
 	if (to_err)

@@ -162,7 +162,7 @@ bool sim_sq_acks_write(struct sim_qp *qp, bool all)
 static enum sim_wqe_res sim_sq_error(struct sim_qp *qp,
 				     const struct sim_wqe *w, u8 syndrome)
 {
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, true, syndrome);
 	sim_sq_complete(qp, w, MLX5_CQE_REQ_ERR, syndrome, 0);
 	qp->sq_ci = w->start + w->nbb;
@@ -827,7 +827,7 @@ static void sim_sq_win_fail(struct sim_qp *qp, u8 syndrome)
 {
 	struct sim_wire_wqe *e = sim_sq_win_pop(qp);
 
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, true, syndrome);
 	sim_sq_win_complete(qp, e, MLX5_CQE_REQ_ERR, syndrome, false);
 	sim_qp_set_error(qp);
