@@ -276,8 +276,8 @@ unlock:
  */
 static bool sim_eq_stale(struct mlx5sp_sim *sim)
 {
-	if (likely(!atomic_read(&sim->stale_eqes)) ||
-	    atomic_dec_if_positive(&sim->stale_eqes) < 0)
+	if (likely(!atomic_read(&sim->inject.stale_eqes)) ||
+	    atomic_dec_if_positive(&sim->inject.stale_eqes) < 0)
 		return false;
 	sim_err(sim, "hostile: EQE left with the last lap's owner bit\n");
 	return true;

@@ -80,7 +80,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	sim_uctx_reset(sim);
 	sim_qcnt_reset(sim);
 	sim_lim_reset(sim);
-	sim->page_delta = 0;
+	sim->pages.delta = 0;
 }
 
 int sim_cmd_disable_hca(struct sim_cmd *c)
@@ -94,7 +94,7 @@ int sim_cmd_disable_hca(struct sim_cmd *c)
 	if (sim->state == SIM_STATE_INITIALIZED)
 		sim_release_objects(sim);
 	sim_slots_abort(sim);
-	if (sim->npages)
+	if (sim->pages.count)
 		sim_pages_forget(sim, "DISABLE_HCA");
 	sim->issi = 0;
 	sim_caps_reset_cur(sim);

@@ -214,18 +214,18 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 
 	strscpy(sim->name, name, sizeof(sim->name));
 	sim->params = *p;
-	sim->uar_trap = true;
-	sim->run_inline = true;
-	sim->uar_store = true;
+	sim->knobs.uar_trap = true;
+	sim->knobs.run_inline = true;
+	sim->knobs.uar_store = true;
 	sim->log_cmdq_size = p->log_cmdq_size;
 	INIT_LIST_HEAD(&sim->node);
-	spin_lock_init(&sim->reg_lock);
+	spin_lock_init(&sim->bar.reg_lock);
 	mutex_init(&sim->fw_lock);
 	spin_lock_init(&sim->eq_lock);
-	spin_lock_init(&sim->fault_lock);
+	spin_lock_init(&sim->inject.lock);
 	spin_lock_init(&sim->stats_lock);
 	xa_init_flags(&sim->pds, XA_FLAGS_ALLOC1);
-	xa_init(&sim->pages);
+	xa_init(&sim->pages.held);
 	xa_init(&sim->uar_pages);
 	sim_pollset_init(&sim->poll_qps);
 	sim_pollset_init(&sim->poll_cqs);
@@ -237,21 +237,21 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	xa_init_flags(&sim->psvs, XA_FLAGS_ALLOC1);
 	sim_uctx_init(sim);
 	xa_init_flags(&sim->srqs, XA_FLAGS_ALLOC1);
-	spin_lock_init(&sim->gid_lock);
+	spin_lock_init(&sim->roce.gid_lock);
 	spin_lock_init(&sim->tx_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
-	INIT_WORK(&sim->nic_off_work, sim_nic_off_work);
-	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
+	INIT_WORK(&sim->health.nic_off_work, sim_nic_off_work);
+	INIT_DELAYED_WORK(&sim->health.work, sim_health_work);
 	sim_init_slots(sim);
-	sim->fault.fail_nth = sim_debugfs_take_fail_nth();
+	sim->inject.cmd.fail_nth = sim_debugfs_take_fail_nth();
 	/* a ConnectX's RoCE congestion control is on by default */
-	sim->ecn_np = true;
-	sim->ecn_rp = true;
+	sim->knobs.ecn_np = true;
+	sim->knobs.ecn_rp = true;
 
-	sim->iseg = kzalloc(sizeof(*sim->iseg), GFP_KERNEL);
-	if (!sim->iseg)
+	sim->bar.iseg = kzalloc(sizeof(*sim->bar.iseg), GFP_KERNEL);
+	if (!sim->bar.iseg)
 		goto err_free_sim;
 
 	sim->nr_uars = SIM_BAR_SIZE / SZ_4K - SIM_UAR_FIRST;
@@ -275,7 +275,7 @@ err_free_caps:
 err_free_uar_map:
 	bitmap_free(sim->uar_map);
 err_free_iseg:
-	kfree(sim->iseg);
+	kfree(sim->bar.iseg);
 err_free_sim:
 	kfree(sim);
 	return ERR_PTR(err);
@@ -286,9 +286,9 @@ static void sim_free(struct mlx5sp_sim *sim)
 	destroy_workqueue(sim->wq);
 	kvfree(sim->caps);
 	bitmap_free(sim->uar_map);
-	kfree(sim->iseg);
+	kfree(sim->bar.iseg);
 	xa_destroy(&sim->pds);
-	xa_destroy(&sim->pages);
+	xa_destroy(&sim->pages.held);
 	xa_destroy(&sim->uar_pages);
 	xa_destroy(&sim->tds);
 	xa_destroy(&sim->mkeys);
@@ -345,7 +345,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 	sim->mdev.num_vectors = p->num_vectors;
 	sim->mdev.ops = &sim_model_ops;
 	if (netdev) {
-		netdev_hold(netdev, &sim->netdev_tracker, GFP_KERNEL);
+		netdev_hold(netdev, &sim->roce.netdev_tracker, GFP_KERNEL);
 		sim->mdev.netdev = netdev;
 	}
 	/* before the watch: VLAN netdevs there already get the wire's hook */
@@ -363,7 +363,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 		goto err_stop_engine;
 
 	sim_bar_init(sim);
-	queue_delayed_work(sim->wq, &sim->health_work,
+	queue_delayed_work(sim->wq, &sim->health.work,
 			   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
 	sim_debugfs_add(sim);
 	sim_fabric_add(sim);
@@ -387,7 +387,7 @@ err_net_fini:
 	sim_net_fini(sim);
 err_put_netdev:
 	if (netdev)
-		netdev_put(netdev, &sim->netdev_tracker);
+		netdev_put(netdev, &sim->roce.netdev_tracker);
 	sim_platform_del(sim);
 err_free_sim:
 	sim_free(sim);
@@ -447,7 +447,7 @@ static void sim_stop(struct mlx5sp_sim *sim)
 	int i;
 
 	atomic_set(&sim->stopping, 1);
-	cancel_delayed_work_sync(&sim->health_work);
+	cancel_delayed_work_sync(&sim->health.work);
 	cancel_work_sync(&sim->cmd_work);
 	for (i = 0; i < SIM_MAX_SLOTS; i++)
 		cancel_delayed_work_sync(&sim->slots[i].dwork);
@@ -497,12 +497,12 @@ static void sim_destroy_claimed(struct mlx5sp_sim *sim)
 	if (!sim_is_fatal(sim))
 		sim_pages_forget(sim, "device destroyed");
 	else
-		xa_destroy(&sim->pages);
+		xa_destroy(&sim->pages.held);
 	sim_release_objects(sim);
 	mutex_unlock(&sim->fw_lock);
 
 	if (sim->mdev.netdev)
-		netdev_put(sim->mdev.netdev, &sim->netdev_tracker);
+		netdev_put(sim->mdev.netdev, &sim->roce.netdev_tracker);
 	sim_platform_del(sim);
 	sim_free(sim);
 }

@@ -555,13 +555,13 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid, u8 version)
 	bool found = false;
 	int i;
 
-	spin_lock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
 	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
-		g = &sim->ports[0].gids[i];
+		g = &sim->roce.ports[0].gids[i];
 		found = g->valid && g->version == version &&
 			!memcmp(g->gid, dgid, sizeof(g->gid));
 	}
-	spin_unlock_bh(&sim->gid_lock);
+	spin_unlock_bh(&sim->roce.gid_lock);
 	return found;
 }
 

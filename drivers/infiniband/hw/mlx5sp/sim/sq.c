@@ -106,7 +106,7 @@ static void sim_sq_complete(struct sim_qp *qp, const struct sim_wqe *w,
 		.user_index = qp->user_index,
 		.byte_cnt = byte_cnt,
 	};
-	u32 delay = min_t(u32, READ_ONCE(qp->sim->ack_delay_us),
+	u32 delay = min_t(u32, READ_ONCE(qp->sim->knobs.ack_delay_us),
 			  SIM_MAX_ACK_DELAY_US);
 	struct sim_sq_ack *a;
 
@@ -1109,7 +1109,7 @@ void sim_sq_sig_error(struct sim_qp *qp)
 	if (!qp->drain_sigerr || qp->sig_draining)
 		return;
 	qp->sig_draining = true;
-	qp->sig_runon_left = READ_ONCE(qp->sim->sig_runon);
+	qp->sig_runon_left = READ_ONCE(qp->sim->knobs.sig_runon);
 	/* the failing WQE itself does not count against the run-on */
 	qp->sig_checked = qp->sq_ci;
 }
@@ -1358,7 +1358,7 @@ bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 	__be32 w[2];
 
 	memcpy(w, &val, sizeof(w));
-	if (!READ_ONCE(sim->run_inline) || sim_engine_halted(sim))
+	if (!READ_ONCE(sim->knobs.run_inline) || sim_engine_halted(sim))
 		return false;
 	qp = sim_qp_lookup(sim, be32_to_cpu(w[1]) >> 8);
 	if (!qp || qp->uar != uar || READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
@@ -1392,7 +1392,7 @@ void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
 
 	spin_lock_bh(&qp->sq_lock);
 	sim_wire_req_rx(eng, qp, pkt);
-	if (READ_ONCE(sim->run_inline) &&
+	if (READ_ONCE(sim->knobs.run_inline) &&
 	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS)
 		ran = sim_sq_run_here(eng, qp, &kick, &due);
 	spin_unlock_bh(&qp->sq_lock);
