@@ -10,6 +10,14 @@
 #include <linux/mm.h>
 #include <linux/timekeeping.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "dma.h"
+#include "engine.h"
+#include "eq.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "qp.h"
 #include "sim.h"
 
 #define SIM_ISEG_OFF(fld)	offsetof(struct mlx5_init_seg, fld)

@@ -28,7 +28,9 @@
 #include <linux/unaligned.h>
 #include <net/inet_ecn.h>
 
+#include "qp.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_CNP_MIN_NS		(4 * NSEC_PER_USEC)	/* per QP */
 #define SIM_CNP_DSCP		48

@@ -8,6 +8,10 @@
 
 #include <kunit/visibility.h>
 
+#include "buf.h"
+#include "cq.h"
+#include "eq.h"
+#include "sig.h"
 #include "sim.h"
 
 #define SIM_CQE_SIZE		64

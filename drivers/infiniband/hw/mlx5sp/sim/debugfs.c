@@ -23,7 +23,13 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "counters.h"
+#include "limits.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "sig.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_CTL_MAX_LINE	256
 #define SIM_HOSTILE_EQES_MAX	4096	/* per write: a few EQs' worth */

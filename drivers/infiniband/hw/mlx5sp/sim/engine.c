@@ -44,6 +44,13 @@
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "engine.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sim.h"
 
 /* why a pass must be followed by another one unkicked */

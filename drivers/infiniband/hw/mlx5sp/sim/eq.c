@@ -8,7 +8,13 @@
 
 #include <linux/slab.h>
 
+#include "dma.h"
+#include "eq.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "pages.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_EQE_SIZE		sizeof(struct mlx5_eqe)
 #define SIM_EQ_PAGE_SHIFT	12	/* PRM pages: 4 KiB << log_page_size */

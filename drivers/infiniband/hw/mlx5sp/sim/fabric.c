@@ -9,6 +9,7 @@
 
 #include <linux/rculist.h>
 
+#include "roce.h"
 #include "sim.h"
 
 static LIST_HEAD(sim_fabric);		/* devices, RCU */

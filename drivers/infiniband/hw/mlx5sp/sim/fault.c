@@ -9,6 +9,14 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "fault.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
 #include "sim.h"
 
 void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,

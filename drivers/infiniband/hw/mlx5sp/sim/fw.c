@@ -12,7 +12,22 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "counters.h"
+#include "cq.h"
+#include "dma.h"
+#include "eq.h"
+#include "fault.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
+#include "qp.h"
+#include "roce.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
+#include "wire.h"
 
 #define SIM_CMD_INLINE		16	/* bytes of in[] / out[] in the layout */
 #define SIM_CMD_MIN_LEN		8	/* opcode/op_mod, status/syndrome */

@@ -7,7 +7,20 @@
 
 #include <linux/mm.h>
 
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "limits.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "pages.h"
+#include "qp.h"
+#include "roce.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
 
 #define SIM_ISSI_SUPPORTED	(BIT(0) | BIT(1))
 #define SIM_ISSI_REQUIRED	1

@@ -9,7 +9,16 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "bar.h"
+#include "engine.h"
+#include "limits.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
+#include "roce.h"
 #include "sim.h"
+#include "uctx.h"
+#include "wire.h"
 
 static LIST_HEAD(sim_list);
 static DEFINE_MUTEX(sim_list_lock);	/* protects sim_list and names */

@@ -51,7 +51,12 @@
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
 
+#include "engine.h"
+#include "qp.h"
+#include "roce.h"
+#include "sgl.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
 #define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))

@@ -12,7 +12,11 @@
 
 #include <linux/mm.h>
 
+#include "dma.h"
+#include "eq.h"
+#include "pages.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_FW_PAGE_SIZE	SZ_4K
 #define SIM_STORM_MAX_EVENTS	4096

@@ -9,7 +9,13 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 
+#include "eq.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "roce.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "wire.h"
 
 /* what the port adds to the netdev MTU: Ethernet header, VLAN tag, FCS */
 #define SIM_HW_MTU_EXTRA	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)

@@ -32,7 +32,11 @@
 #include <linux/unaligned.h>
 #include <net/checksum.h>
 
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_MAX_PSV		BIT(20)
 #define SIM_PSV_PER_CMD		4

@@ -9,6 +9,10 @@
  * objects the data path works on have a header each too: buf.h, mkey.h,
  * cq.h, qp.h (QPs and SRQs), sgl.h, eq.h, sig.h, dma.h.
  *
+ * The rule: a file includes the headers of what it uses, not an
+ * umbrella; this one includes only the headers of the members of struct
+ * mlx5sp_sim and of its inlines (scripts/callgraph checks it).
+ *
  * Lock order: sim_list_lock -> fw_lock -> eq_lock -> inject.lock/stats_lock.
  * eq_lock, bar.reg_lock, inject.lock and stats_lock are taken with
  * interrupts off: BAR writes arrive in any context.
@@ -46,22 +50,13 @@
 #include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
 #include "bar.h"
-#include "buf.h"
 #include "counters.h"
-#include "cq.h"
-#include "dma.h"
 #include "engine.h"
-#include "eq.h"
 #include "fault.h"
 #include "knobs.h"
 #include "limits.h"
-#include "mkey.h"
 #include "pages.h"
-#include "qp.h"
 #include "roce.h"
-#include "sgl.h"
-#include "sig.h"
-#include "syndromes.h"
 #include "uctx.h"
 #include "wire.h"
 

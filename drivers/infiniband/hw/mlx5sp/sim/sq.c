@@ -45,7 +45,17 @@
 #include <kunit/visibility.h>
 #include <linux/if_vlan.h>
 
+#include "buf.h"
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "mkey.h"
+#include "qp.h"
+#include "roce.h"
+#include "sgl.h"
+#include "sig.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_SQ_BUDGET		32	/* WQEs per QP per pass */
 #define SIM_MAX_WQE_BBS		16	/* max_wqe_sz_sq / 64 */

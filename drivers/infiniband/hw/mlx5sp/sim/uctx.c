@@ -18,7 +18,11 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "dma.h"
+#include "mlx5sp_prm.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
 
 #define SIM_UMEM_MAX_PAGES	BIT(20)		/* 4 GiB of 4 KiB pages */
 #define SIM_MAX_REFS		4

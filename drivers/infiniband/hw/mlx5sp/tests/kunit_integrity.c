@@ -30,6 +30,7 @@
 
 #include "ib.h"
 #include "mlx5sp_ulp.h"
+#include "sim/sig.h"
 #include "sim/sim.h"
 #include "kunit_ulp.h"
 

@@ -17,7 +17,13 @@
 #include <net/checksum.h>
 
 #include "mlx5sp.h"
+#include "sim/cq.h"
+#include "sim/mkey.h"
+#include "sim/mlx5sp_sim.h"
+#include "sim/sgl.h"
+#include "sim/sig.h"
 #include "sim/sim.h"
+#include "sim/syndromes.h"
 
 static const u8 t_check[] = "123456789";
 
