@@ -183,9 +183,11 @@ $(TOP)/.build/bench/mlx5sp-bench: $(TOP)/bench/mlx5sp-bench.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
-$(TOP)/.build/bench/mlx5sp-sigbench: $(TOP)/bench/mlx5sp-sigbench.c
+# the T10-DIF helpers of the tests (tests/userspace/t10dif.h)
+$(TOP)/.build/bench/mlx5sp-sigbench: $(TOP)/bench/mlx5sp-sigbench.c \
+		$(TOP)/tests/userspace/t10dif.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
+	$(CC) $(USER_CFLAGS) -I$(TOP)/tests/userspace -o $@ $< -lmlx5 -libverbs
 
 # rxe against a model device in one stock-kernel VM (scripts/bench).
 bench: modules userprogs

@@ -53,6 +53,8 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "t10dif.h"	/* tests/userspace: CRC16 and signature attributes */
+
 #define BLOCK		512
 #define PI		8
 #define RESP_LEN	16
@@ -104,19 +106,6 @@ static void die(const char *what, int err)
 {
 	fprintf(stderr, "mlx5sp-sigbench: %s: %s\n", what, strerror(err));
 	exit(1);
-}
-
-static uint16_t crc_t10dif(const unsigned char *p, size_t len)
-{
-	uint16_t crc = 0;
-	int i;
-
-	while (len--) {
-		crc ^= (uint16_t)(*p++) << 8;
-		for (i = 0; i < 8; i++)
-			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
-	}
-	return crc;
 }
 
 static void open_dev(const char *name)
@@ -285,20 +274,7 @@ static void setup_mkey(void)
 				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
 		.max_entries = 1,
 	};
-	struct mlx5dv_sig_t10dif dif = {
-		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = APP_TAG,
-		.ref_tag = 0, .flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
-	};
-	struct mlx5dv_sig_block_domain mem = {
-		.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif,
-		.block_size = MLX5DV_BLOCK_SIZE_512,
-	};
-	struct mlx5dv_sig_block_attr sig = {
-		.mem = &mem,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
-			      MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
+	struct t10dif_sig ts;
 	struct mlx5dv_mkey_conf_attr conf = {};
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)tgt.buf, .length = nblocks * (BLOCK + PI),
@@ -330,7 +306,7 @@ static void setup_mkey(void)
 	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
-	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+	mlx5dv_wr_set_mkey_sig_block(dvqp, t10dif_sig_mem(&ts, APP_TAG, 0));
 	errno = ibv_wr_complete(qpx);
 	if (errno)
 		die("mkey configure", errno);

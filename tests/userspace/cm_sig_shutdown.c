@@ -181,21 +181,7 @@ static int serve_read(struct target *t, int k)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(t->qp);
 	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
-	struct mlx5dv_sig_t10dif dif = {
-		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = APP_TAG,
-		.ref_tag = k * BLOCKS,
-		.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
-	};
-	struct mlx5dv_sig_block_domain mem = {
-		.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif,
-		.block_size = MLX5DV_BLOCK_SIZE_512,
-	};
-	struct mlx5dv_sig_block_attr sig = {
-		.mem = &mem,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
-			      MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
+	struct t10dif_sig ts;
 	struct mlx5dv_mkey_conf_attr conf = {};
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)t->buf->disk[k * BLOCKS],
@@ -217,7 +203,7 @@ static int serve_read(struct target *t, int k)
 	mlx5dv_wr_mkey_configure(dvqp, t->mkey[k], 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
-	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+	mlx5dv_wr_set_mkey_sig_block(dvqp, t10dif_sig_mem(&ts, APP_TAG, k * BLOCKS));
 	qpx->wr_id = WRID_DATA | k;
 	qpx->wr_flags = 0;
 	ibv_wr_rdma_write(qpx, t->ini.rkey, t->ini.addr +

@@ -237,20 +237,7 @@ static void setup(const char *name, unsigned int send_wrs)
 static void post_txn(struct ibv_qp_ex *qpx, int i, uint64_t resp_wr_id)
 {
 	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
-	struct mlx5dv_sig_t10dif dif = {
-		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = APP_TAG,
-		.ref_tag = i, .flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
-	};
-	struct mlx5dv_sig_block_domain mdom = {
-		.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif,
-		.block_size = MLX5DV_BLOCK_SIZE_512,
-	};
-	struct mlx5dv_sig_block_attr sig = {
-		.mem = &mdom,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
-			      MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
+	struct t10dif_sig ts;
 	struct mlx5dv_mkey_conf_attr conf = {};
 	struct ibv_sge sge = { (uintptr_t)m->disk[i], BLOCK + PI, mr->lkey };
 	char resp[RESP_LEN] = {};
@@ -261,7 +248,7 @@ static void post_txn(struct ibv_qp_ex *qpx, int i, uint64_t resp_wr_id)
 	mlx5dv_wr_mkey_configure(dvqp, mkey[i], 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, IBV_ACCESS_LOCAL_WRITE);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
-	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+	mlx5dv_wr_set_mkey_sig_block(dvqp, t10dif_sig_mem(&ts, APP_TAG, i));
 	qpx->wr_id = WR_DATA | i;
 	qpx->wr_flags = 0;
 	ibv_wr_rdma_write(qpx, mr->rkey, (uintptr_t)m->data[i]);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * T10-DIF protection information of the user-space tests: the guard's
- * CRC16 and the 8 bytes after each 512-byte block (guard, application
- * tag, reference tag, big-endian), as a disk and a ConnectX lay them out.
+ * T10-DIF protection information of the user-space tests and benchmarks:
+ * the guard's CRC16, the 8 bytes after each 512-byte block (guard,
+ * application tag, reference tag, big-endian), as a disk and a ConnectX
+ * lay them out, and the mlx5dv signature attributes of such blocks.
  */
 #ifndef MLX5SP_TESTS_T10DIF_H
 #define MLX5SP_TESTS_T10DIF_H
 
 #include <arpa/inet.h>
+#include <infiniband/mlx5dv.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +38,36 @@ static inline void t10dif_pi(unsigned char *pi, const unsigned char *data,
 	memcpy(pi, &guard, 2);
 	memcpy(pi + 2, &app, 2);
 	memcpy(pi + 4, &ref, 4);
+}
+
+/* What mlx5dv_wr_set_mkey_sig_block() is given; it copies it. */
+struct t10dif_sig {
+	struct mlx5dv_sig_t10dif dif;
+	struct mlx5dv_sig_block_domain mem;
+	struct mlx5dv_sig_block_attr attr;
+};
+
+/*
+ * The signature attributes of 512-byte blocks with T10-DIF (CRC guard) in
+ * memory, ref tags from @ref_tag (remapped), guard, app and ref tag all
+ * checked, no wire domain (the PI is stripped on the wire).
+ */
+static inline struct mlx5dv_sig_block_attr *
+t10dif_sig_mem(struct t10dif_sig *s, uint16_t app_tag, uint32_t ref_tag)
+{
+	memset(s, 0, sizeof(*s));
+	s->dif.bg_type = MLX5DV_SIG_T10DIF_CRC;
+	s->dif.app_tag = app_tag;
+	s->dif.ref_tag = ref_tag;
+	s->dif.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP;
+	s->mem.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+	s->mem.sig.dif = &s->dif;
+	s->mem.block_size = MLX5DV_BLOCK_SIZE_512;
+	s->attr.mem = &s->mem;
+	s->attr.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
+			     MLX5DV_SIG_MASK_T10DIF_APPTAG |
+			     MLX5DV_SIG_MASK_T10DIF_REFTAG;
+	return &s->attr;
 }
 
 #endif

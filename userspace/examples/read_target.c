@@ -71,7 +71,11 @@ static int verbose;
 #define TIMEOUT_S	30
 static struct read_req reads[MAX_READS];
 
-/* T10-DIF CRC16: polynomial 0x8bb7, no reflection, initial value 0. */
+/*
+ * T10-DIF CRC16: polynomial 0x8bb7, no reflection, initial value 0. The
+ * tests have it in tests/userspace/t10dif.h; this example is installed
+ * alone (libmlx5sp-dev), so it keeps its own copy and builds by itself.
+ */
 static uint16_t crc_t10dif(const unsigned char *p, size_t len)
 {
 	uint16_t crc = 0;

@@ -239,6 +239,15 @@ static irqreturn_t eq_irq(int irq, void *data)
 	return n ? IRQ_HANDLED : IRQ_NONE;
 }
 
+static int destroy_eq_cmd(struct mlx5sp_dev *dev, u32 eqn)
+{
+	u32 in[MLX5_ST_SZ_DW(destroy_eq_in)] = {};
+
+	MLX5_SET(destroy_eq_in, in, opcode, MLX5_CMD_OP_DESTROY_EQ);
+	MLX5_SET(destroy_eq_in, in, eq_number, eqn);
+	return mlx5sp_cmd_exec_in(dev, destroy_eq, in);
+}
+
 static int eq_create(struct mlx5sp_dev *dev, struct mlx5sp_eq *eq,
 		     const char *name, u8 log_size, u64 mask, u16 vector)
 {
@@ -296,13 +305,7 @@ static int eq_create(struct mlx5sp_dev *dev, struct mlx5sp_eq *eq,
 	return 0;
 
 err_destroy_eq:
-	{
-		u32 din[MLX5_ST_SZ_DW(destroy_eq_in)] = {};
-
-		MLX5_SET(destroy_eq_in, din, opcode, MLX5_CMD_OP_DESTROY_EQ);
-		MLX5_SET(destroy_eq_in, din, eq_number, eq->eqn);
-		mlx5sp_cmd_exec_in(dev, destroy_eq, din);
-	}
+	destroy_eq_cmd(dev, eq->eqn);
 err_free_buf:
 	dma_free_coherent(dev->dma_dev, eq->buf_size, eq->buf, eq->buf_dma);
 	eq->buf = NULL;
@@ -311,14 +314,11 @@ err_free_buf:
 
 static void eq_destroy(struct mlx5sp_dev *dev, struct mlx5sp_eq *eq)
 {
-	u32 in[MLX5_ST_SZ_DW(destroy_eq_in)] = {};
 	int err;
 
 	if (!eq->buf)
 		return;
-	MLX5_SET(destroy_eq_in, in, opcode, MLX5_CMD_OP_DESTROY_EQ);
-	MLX5_SET(destroy_eq_in, in, eq_number, eq->eqn);
-	err = mlx5sp_cmd_exec_in(dev, destroy_eq, in);
+	err = destroy_eq_cmd(dev, eq->eqn);
 	if (err)
 		mlx5sp_err(dev, "destroying %s EQ %u failed: %d\n", eq->name,
 			   eq->eqn, err);
@@ -330,7 +330,8 @@ static void eq_destroy(struct mlx5sp_dev *dev, struct mlx5sp_eq *eq)
 	eq->buf = NULL;
 }
 
-static int alloc_uar(struct mlx5sp_dev *dev)
+/* ALLOC_UAR and DEALLOC_UAR: the core's UAR here, a user's in verbs.c. */
+int mlx5sp_cmd_alloc_uar(struct mlx5sp_dev *dev, u32 *index)
 {
 	u32 out[MLX5_ST_SZ_DW(alloc_uar_out)] = {};
 	u32 in[MLX5_ST_SZ_DW(alloc_uar_in)] = {};
@@ -340,7 +341,26 @@ static int alloc_uar(struct mlx5sp_dev *dev)
 	err = mlx5sp_cmd_exec_inout(dev, alloc_uar, in, out);
 	if (err)
 		return err;
-	dev->uar_index = MLX5_GET(alloc_uar_out, out, uar);
+	*index = MLX5_GET(alloc_uar_out, out, uar);
+	return 0;
+}
+
+void mlx5sp_cmd_dealloc_uar(struct mlx5sp_dev *dev, u32 index)
+{
+	u32 in[MLX5_ST_SZ_DW(dealloc_uar_in)] = {};
+
+	MLX5_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
+	MLX5_SET(dealloc_uar_in, in, uar, index);
+	mlx5sp_cmd_exec_in(dev, dealloc_uar, in);
+}
+
+static int alloc_uar(struct mlx5sp_dev *dev)
+{
+	int err;
+
+	err = mlx5sp_cmd_alloc_uar(dev, &dev->uar_index);
+	if (err)
+		return err;
 	if ((u64)(dev->uar_index + 1) * MLX5_ADAPTER_PAGE_SIZE > U32_MAX) {
 		mlx5sp_err(dev, "firmware gave UAR %u outside the BAR\n",
 			   dev->uar_index);
@@ -351,11 +371,7 @@ static int alloc_uar(struct mlx5sp_dev *dev)
 
 static void dealloc_uar(struct mlx5sp_dev *dev)
 {
-	u32 in[MLX5_ST_SZ_DW(dealloc_uar_in)] = {};
-
-	MLX5_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
-	MLX5_SET(dealloc_uar_in, in, uar, dev->uar_index);
-	mlx5sp_cmd_exec_in(dev, dealloc_uar, in);
+	mlx5sp_cmd_dealloc_uar(dev, dev->uar_index);
 }
 
 #define ASYNC_EVENTS (BIT_ULL(MLX5_EVENT_TYPE_PAGE_REQUEST) | \

@@ -589,6 +589,8 @@ int mlx5sp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_qp_init_attr *init_attr);
 int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mlx5sp_cmd_query_qp(struct mlx5sp_dev *mdev, u32 qpn, int outlen,
+			void **out);
 u16 mlx5sp_qp_transition_op(enum ib_qp_state cur, enum ib_qp_state next);
 int mlx5sp_atomic_mode(struct mlx5sp_ib_dev *dev);
 bool mlx5sp_atomic_hca(struct mlx5sp_ib_dev *dev);

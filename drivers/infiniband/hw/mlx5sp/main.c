@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Device bring-up and teardown in PRM order, capabilities, the error state,
- * and the module.
+ * Device bring-up and teardown in PRM order, capabilities, and the module.
  */
 #include <linux/dmapool.h>
 #include <linux/module.h>
@@ -274,81 +273,6 @@ static int alloc_caps(struct mlx5sp_dev *dev)
 		}
 	}
 	return 0;
-}
-
-/* How long a device may take to stop once told (a grace period's worth). */
-#define NIC_OFF_WAIT_MS		2000
-
-/*
- * Turns the device's NIC interface off, as mlx5_core does to a function
- * it gives up on: the device stops all work, its DMA included. Any
- * context: a register write.
- */
-static void nic_disable(struct mlx5sp_dev *dev)
-{
-	u32 v = mlx5sp_rd32(dev, MLX5SP_ISEG(cmdq_addr_l_sz));
-
-	mlx5sp_wr32(dev, MLX5SP_ISEG(cmdq_addr_l_sz),
-		    (v & ~0xfffU) |
-		    MLX5SP_NIC_IFC_DISABLED << MLX5_NIC_IFC_OFFSET);
-}
-
-/**
- * mlx5sp_wait_nic_off - wait until a device in the error state is stopped
- * @dev: the device, in the error state
- *
- * A device the driver gave up on may still be alive (a stuck EQ, not a
- * dead firmware): what it was given is freed only once its interface
- * reads disabled, so it cannot write into memory the host reuses. Waits
- * once, for NIC_OFF_WAIT_MS at most. Process context.
- */
-void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(NIC_OFF_WAIT_MS);
-	u32 v;
-
-	might_sleep();
-	if (READ_ONCE(dev->nic_off))
-		return;
-	for (;;) {
-		v = mlx5sp_rd32(dev, MLX5SP_ISEG(cmdq_addr_l_sz));
-		if (((v >> MLX5_NIC_IFC_OFFSET) & 7) == MLX5SP_NIC_IFC_DISABLED)
-			break;
-		if (time_after(jiffies, end)) {
-			mlx5sp_err(dev, "NIC interface still on %u ms after it was turned off (0x%x)\n",
-				   NIC_OFF_WAIT_MS, v);
-			break;
-		}
-		usleep_range(1000, 2000);
-	}
-	WRITE_ONCE(dev->nic_off, true);
-}
-
-/**
- * mlx5sp_enter_error_state - firmware is gone; stop talking to it
- * @dev: the device
- * @why: what was found, for the log
- *
- * Idempotent, any context. Waiters are woken with -ENOLINK; later commands
- * that release resources succeed without reaching the device. The
- * listener (the RDMA device) hears it once.
- */
-void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why)
-{
-	unsigned long flags;
-	bool was_up;
-
-	spin_lock_irqsave(&dev->state_lock, flags);
-	was_up = dev->state != MLX5SP_STATE_ERROR;
-	WRITE_ONCE(dev->state, MLX5SP_STATE_ERROR);
-	spin_unlock_irqrestore(&dev->state_lock, flags);
-	if (!was_up)
-		return;
-	mlx5sp_err(dev, "device in error state: %s\n", why);
-	nic_disable(dev);
-	mlx5sp_cmd_flush(dev);
-	/* the RDMA device tells its users and completes their work (fatal.c) */
-	mlx5sp_notify_fatal(dev);
 }
 
 /* PRM bring-up: every step is undone, in reverse, on failure. */

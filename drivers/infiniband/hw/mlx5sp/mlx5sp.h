@@ -23,6 +23,7 @@
 #include <linux/mlx5/mlx5_ifc.h>
 
 #include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
 
 #define MLX5SP_DRV_NAME		"mlx5sp"
 #define MLX5SP_CMD_IF_REV	5
@@ -290,8 +291,6 @@ static inline bool mlx5sp_dev_dead(struct mlx5sp_dev *dev)
 /* main.c */
 int mlx5sp_dev_init(struct mlx5sp_dev *dev);
 void mlx5sp_dev_cleanup(struct mlx5sp_dev *dev);
-void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
-void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 
 /* cmd.c */
 int mlx5sp_cmd_init(struct mlx5sp_dev *dev);
@@ -319,6 +318,8 @@ u8 mlx5sp_xor8(const void *buf, size_t len);
 })
 
 /* eq.c */
+int mlx5sp_cmd_alloc_uar(struct mlx5sp_dev *dev, u32 *index);
+void mlx5sp_cmd_dealloc_uar(struct mlx5sp_dev *dev, u32 index);
 int mlx5sp_eqs_create(struct mlx5sp_dev *dev);
 void mlx5sp_eqs_destroy(struct mlx5sp_dev *dev);
 int mlx5sp_comp_eqn(struct mlx5sp_dev *dev, u16 vector, u32 *eqn);
@@ -343,7 +344,9 @@ void mlx5sp_pages_request(struct mlx5sp_dev *dev, s32 npages);
 int mlx5sp_reclaim_all_pages(struct mlx5sp_dev *dev);
 void mlx5sp_pages_flush(struct mlx5sp_dev *dev);
 
-/* health.c */
+/* health.c: the health poller and the error state */
+void mlx5sp_enter_error_state(struct mlx5sp_dev *dev, const char *why);
+void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 void mlx5sp_health_start(struct mlx5sp_dev *dev);
 void mlx5sp_health_stop(struct mlx5sp_dev *dev);
 bool mlx5sp_health_check(struct mlx5sp_dev *dev);

@@ -1241,23 +1241,39 @@ static void path_to_ah(struct mlx5sp_ib_dev *dev, const void *path,
 	rdma_ah_set_dgid_raw(ah, MLX5_ADDR_OF(ads, path, rgid_rip));
 }
 
+/*
+ * QUERY_QP: the first outlen bytes of the answer (the context, and the page
+ * list if outlen reaches it) in *out, kfree()d by the caller.
+ */
+int mlx5sp_cmd_query_qp(struct mlx5sp_dev *mdev, u32 qpn, int outlen,
+			void **out)
+{
+	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
+	int err;
+
+	*out = kzalloc(outlen, GFP_KERNEL);
+	if (!*out)
+		return -ENOMEM;
+	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	MLX5_SET(query_qp_in, in, qpn, qpn);
+	err = mlx5sp_cmd_exec(mdev, in, sizeof(in), *out, outlen);
+	if (err) {
+		kfree(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 			struct ib_qp_attr *attr)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_qp_out);
-	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
-	void *qpc, *path;
-	u32 *out;
+	void *out, *qpc, *path;
 	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
-	MLX5_SET(query_qp_in, in, qpn, qp->mqp.qpn);
-	err = mlx5sp_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	err = mlx5sp_cmd_query_qp(dev->mdev, qp->mqp.qpn,
+				  MLX5_ST_SZ_BYTES(query_qp_out), &out);
 	if (err)
-		goto out_free;
+		return err;
 	qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
 	path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
 	attr->qp_state = from_qpc_state(MLX5_GET(qpc, qpc, state));
@@ -1282,9 +1298,8 @@ static int query_qp_cmd(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	attr->timeout = MLX5_GET(ads, path, ack_timeout);
 	attr->retry_cnt = MLX5_GET(qpc, qpc, retry_count);
 	attr->rnr_retry = MLX5_GET(qpc, qpc, rnr_retry);
-out_free:
 	kfree(out);
-	return err;
+	return 0;
 }
 
 int mlx5sp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,

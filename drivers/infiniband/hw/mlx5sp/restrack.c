@@ -37,12 +37,8 @@ static int query_obj(struct mlx5sp_ib_dev *dev, const void *in, int inlen,
 
 static int query_qp(struct ib_qp *ibqp, void **out)
 {
-	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
-
-	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
-	MLX5_SET(query_qp_in, in, qpn, to_qp(ibqp)->mqp.qpn);
-	return query_obj(to_ibdev(ibqp->device), in, sizeof(in), QP_OUTLEN,
-			 out);
+	return mlx5sp_cmd_query_qp(to_ibdev(ibqp->device)->mdev,
+				   to_qp(ibqp)->mqp.qpn, QP_OUTLEN, out);
 }
 
 static int query_cq(struct ib_cq *ibcq, void **out)

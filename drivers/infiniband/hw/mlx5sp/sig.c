@@ -33,25 +33,18 @@ int mlx5sp_qp_enable_drain_sigerr(struct mlx5sp_ib_dev *dev,
 static int query_qpc(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 		     u8 *state, u16 *counter)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_qp_out);
-	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
-	void *qpc;
-	u32 *out;
+	void *out, *qpc;
 	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
-	MLX5_SET(query_qp_in, in, qpn, qp->mqp.qpn);
-	err = mlx5sp_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
-	if (!err) {
-		qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
-		*state = MLX5_GET(qpc, qpc, state);
-		*counter = MLX5_GET(qpc, qpc, hw_sq_wqebb_counter);
-	}
+	err = mlx5sp_cmd_query_qp(dev->mdev, qp->mqp.qpn,
+				  MLX5_ST_SZ_BYTES(query_qp_out), &out);
+	if (err)
+		return err;
+	qpc = MLX5_ADDR_OF(query_qp_out, out, qpc);
+	*state = MLX5_GET(qpc, qpc, state);
+	*counter = MLX5_GET(qpc, qpc, hw_sq_wqebb_counter);
 	kfree(out);
-	return err;
+	return 0;
 }
 
 /* Where the stopped SQ stands: -EINVAL unless the QP is in SQD. */

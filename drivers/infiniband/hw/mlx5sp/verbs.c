@@ -474,36 +474,13 @@ out_put:
 	return err;
 }
 
-static void uar_dealloc(struct mlx5sp_ib_dev *dev, u32 index)
-{
-	u32 in[MLX5_ST_SZ_DW(dealloc_uar_in)] = {};
-
-	MLX5_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
-	MLX5_SET(dealloc_uar_in, in, uar, index);
-	mlx5sp_cmd_exec_in(dev->mdev, dealloc_uar, in);
-}
-
-static int uar_alloc(struct mlx5sp_ib_dev *dev, u32 *index)
-{
-	u32 out[MLX5_ST_SZ_DW(alloc_uar_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(alloc_uar_in)] = {};
-	int err;
-
-	MLX5_SET(alloc_uar_in, in, opcode, MLX5_CMD_OP_ALLOC_UAR);
-	err = mlx5sp_cmd_exec_inout(dev->mdev, alloc_uar, in, out);
-	if (err)
-		return err;
-	*index = MLX5_GET(alloc_uar_out, out, uar);
-	return 0;
-}
-
 void mlx5sp_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct mlx5sp_mmap_entry *mentry = to_mmap(entry);
 	struct mlx5sp_ib_dev *dev = to_ibdev(entry->ucontext->device);
 
 	xa_erase(&to_uctx(entry->ucontext)->uars, mentry->uar_index);
-	uar_dealloc(dev, mentry->uar_index);
+	mlx5sp_cmd_dealloc_uar(dev->mdev, mentry->uar_index);
 	kfree(mentry);
 }
 
@@ -517,7 +494,7 @@ static struct mlx5sp_mmap_entry *uar_entry_alloc(struct mlx5sp_ucontext *ctx,
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		return ERR_PTR(-ENOMEM);
-	err = uar_alloc(dev, &entry->uar_index);
+	err = mlx5sp_cmd_alloc_uar(dev->mdev, &entry->uar_index);
 	if (err)
 		goto err_free;
 	err = dev->mdev->bus->uar_pfn(dev->mdev, entry->uar_index, &entry->pfn,
@@ -541,7 +518,7 @@ static struct mlx5sp_mmap_entry *uar_entry_alloc(struct mlx5sp_ucontext *ctx,
 err_erase:
 	xa_erase(&ctx->uars, entry->uar_index);
 err_dealloc_uar:
-	uar_dealloc(dev, entry->uar_index);
+	mlx5sp_cmd_dealloc_uar(dev->mdev, entry->uar_index);
 err_free:
 	kfree(entry);
 	return ERR_PTR(err);

@@ -10,6 +10,14 @@
 #include <linux/mm.h>
 #include <linux/timekeeping.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "dma.h"
+#include "engine.h"
+#include "eq.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "qp.h"
 #include "sim.h"
 
 #define SIM_ISEG_OFF(fld)	offsetof(struct mlx5_init_seg, fld)
@@ -17,7 +25,7 @@
 
 static __be32 *sim_iseg_word(struct mlx5sp_sim *sim, u32 offset)
 {
-	return (__be32 *)sim->iseg + offset / sizeof(__be32);
+	return (__be32 *)sim->bar.iseg + offset / sizeof(__be32);
 }
 
 static void sim_iseg_set(struct mlx5sp_sim *sim, u32 offset, u32 val)
@@ -38,16 +46,16 @@ void sim_bar_init(struct mlx5sp_sim *sim)
 		     SIM_CMDIF_REV << 16 | SIM_FW_SUBMINOR);
 	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz), sim_cmdq_l_sz_low(sim));
 	sim_iseg_set(sim, SIM_ISEG_OFF(initializing), SIM_INITIALIZING);
-	sim->boot_done = ktime_add_ms(ktime_get(), sim->params.boot_delay_ms);
+	sim->bar.boot_done = ktime_add_ms(ktime_get(), sim->params.boot_delay_ms);
 }
 
 static u32 sim_read_initializing(struct mlx5sp_sim *sim)
 {
-	u32 val = be32_to_cpu(READ_ONCE(sim->iseg->initializing));
+	u32 val = be32_to_cpu(READ_ONCE(sim->bar.iseg->initializing));
 
 	/* set from creation until the boot delay has passed, clear after */
 	if ((val & SIM_INITIALIZING) &&
-	    !ktime_before(ktime_get(), sim->boot_done)) {
+	    !ktime_before(ktime_get(), sim->bar.boot_done)) {
 		val &= ~SIM_INITIALIZING;
 		sim_iseg_set(sim, SIM_ISEG_OFF(initializing), val);
 	}
@@ -61,7 +69,7 @@ u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset)
 
 	if (!IS_ALIGNED(offset, 4) || offset >= SIM_BAR_SIZE)
 		return U32_MAX;
-	if (offset >= sizeof(*sim->iseg))
+	if (offset >= sizeof(*sim->bar.iseg))
 		return 0;
 
 	switch (offset) {
@@ -99,7 +107,7 @@ static void sim_write_ignored(struct mlx5sp_sim *sim, u32 offset, u32 val)
 void sim_nic_off_work(struct work_struct *work)
 {
 	struct mlx5sp_sim *sim = container_of(work, struct mlx5sp_sim,
-					      nic_off_work);
+					      health.nic_off_work);
 	unsigned long flags;
 	u32 v;
 
@@ -108,13 +116,13 @@ void sim_nic_off_work(struct work_struct *work)
 	mutex_unlock(&sim->fw_lock);
 	spin_lock_irqsave(&sim->eq_lock, flags);
 	spin_unlock_irqrestore(&sim->eq_lock, flags);
-	spin_lock_irqsave(&sim->reg_lock, flags);
+	spin_lock_irqsave(&sim->bar.reg_lock, flags);
 	v = be32_to_cpu(READ_ONCE(*sim_iseg_word(sim,
 						 SIM_ISEG_OFF(cmdq_addr_l_sz))));
 	v &= ~(7U << MLX5_NIC_IFC_OFFSET);
 	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz),
 		     v | MLX5SP_NIC_IFC_DISABLED << MLX5_NIC_IFC_OFFSET);
-	spin_unlock_irqrestore(&sim->reg_lock, flags);
+	spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 }
 
 /* The low 12 bits of what the driver writes are the firmware's. */
@@ -125,35 +133,35 @@ static void sim_set_cmdq(struct mlx5sp_sim *sim, u32 val)
 	u64 base;
 
 	if (((val >> MLX5_NIC_IFC_OFFSET) & 7) == MLX5SP_NIC_IFC_DISABLED) {
-		if (!atomic_xchg(&sim->nic_disabled, 1)) {
+		if (!atomic_xchg(&sim->health.nic_disabled, 1)) {
 			sim_err(sim, "NIC interface turned off by the driver\n");
-			queue_work(sim->wq, &sim->nic_off_work);
+			queue_work(sim->wq, &sim->health.nic_off_work);
 		}
 		return;
 	}
-	spin_lock_irqsave(&sim->reg_lock, flags);
-	base = (u64)sim->cmdq_addr_h << 32 | (val & ~0xfffU);
+	spin_lock_irqsave(&sim->bar.reg_lock, flags);
+	base = (u64)sim->bar.cmdq_addr_h << 32 | (val & ~0xfffU);
 	if (!sim_dma_ram(base, size, SZ_4K)) {
-		spin_unlock_irqrestore(&sim->reg_lock, flags);
+		spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 		sim_stat_inc(sim, writes_ignored);
 		sim_err(sim, "command queue address 0x%llx is not usable memory\n",
 			base);
 		return;
 	}
-	sim->cmdq_base = base;
+	sim->bar.cmdq_base = base;
 	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz),
 		     (val & ~0xfffU) | sim_cmdq_l_sz_low(sim));
-	spin_unlock_irqrestore(&sim->reg_lock, flags);
+	spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 }
 
 static void sim_set_cmdq_h(struct mlx5sp_sim *sim, u32 val)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->reg_lock, flags);
-	sim->cmdq_addr_h = val;
+	spin_lock_irqsave(&sim->bar.reg_lock, flags);
+	sim->bar.cmdq_addr_h = val;
 	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_h), val);
-	spin_unlock_irqrestore(&sim->reg_lock, flags);
+	spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 }
 
 static void sim_ring(struct mlx5sp_sim *sim, u32 val)
@@ -168,7 +176,7 @@ static void sim_ring(struct mlx5sp_sim *sim, u32 val)
 	val &= slots;
 	if (!val || atomic_read(&sim->stopping))
 		return;
-	atomic_long_or(val, &sim->db_pending);
+	atomic_long_or(val, &sim->bar.db_pending);
 	queue_work(sim->wq, &sim->cmd_work);
 }
 
@@ -239,7 +247,7 @@ void sim_write64(struct mlx5sp_model_dev *mdev, u32 offset, u64 val)
 void sim_uar_touch(struct mlx5sp_model_dev *mdev, u32 index, u32 offset)
 {
 	struct mlx5sp_sim *sim = to_sim(mdev);
-	u32 delay = READ_ONCE(sim->touch_delay_us);
+	u32 delay = READ_ONCE(sim->knobs.touch_delay_us);
 	struct page *page;
 
 	atomic64_inc(&sim->estats.uar_touches);
@@ -279,7 +287,7 @@ bool sim_uar_store(struct mlx5sp_model_dev *mdev, u32 index, u32 offset,
 	bool ran = false;
 	void *p;
 
-	if (!READ_ONCE(sim->uar_store) || (size != 4 && size != 8) ||
+	if (!READ_ONCE(sim->knobs.uar_store) || (size != 4 && size != 8) ||
 	    !IS_ALIGNED(offset, size) || offset > PAGE_SIZE - size)
 		return false;
 	rcu_read_lock();
@@ -372,25 +380,25 @@ void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val)
 void sim_health_work(struct work_struct *work)
 {
 	struct mlx5sp_sim *sim = container_of(to_delayed_work(work),
-					      struct mlx5sp_sim, health_work);
+					      struct mlx5sp_sim, health.work);
 	u32 count;
 
-	if (!sim_is_fatal(sim) && !atomic_read(&sim->health_stopped)) {
-		count = be32_to_cpu(READ_ONCE(sim->iseg->health_counter));
+	if (!sim_is_fatal(sim) && !atomic_read(&sim->health.stopped)) {
+		count = be32_to_cpu(READ_ONCE(sim->bar.iseg->health_counter));
 		sim_iseg_set(sim, SIM_ISEG_OFF(health_counter), count + 1);
 	}
 	if (!atomic_read(&sim->stopping))
-		queue_delayed_work(sim->wq, &sim->health_work,
+		queue_delayed_work(sim->wq, &sim->health.work,
 				   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
 }
 
 /* Fill the health buffer the way an asserting firmware leaves it. */
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd)
 {
-	struct health_buffer *h = &sim->iseg->health;
+	struct health_buffer *h = &sim->bar.iseg->health;
 	int i;
 
-	if (!synd || atomic_read(&sim->fatal))
+	if (!synd || atomic_read(&sim->health.fatal))
 		return;
 
 	for (i = 0; i < ARRAY_SIZE(h->assert_var); i++)
@@ -408,6 +416,6 @@ void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd)
 	/* the syndrome last: the driver's health poll keys on it */
 	wmb();
 	WRITE_ONCE(h->synd, synd);
-	atomic_set(&sim->fatal, 1);
+	atomic_set(&sim->health.fatal, 1);
 	sim_err(sim, "health syndrome 0x%x: firmware is fatal\n", synd);
 }

@@ -9,7 +9,10 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "buf.h"
+#include "dma.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_BUF_PAGE_SHIFT	12
 

@@ -7,7 +7,12 @@
 
 #include <linux/slab.h>
 
+#include "counters.h"
+#include "limits.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
 #include "sim.h"
+#include "syndromes.h"
 
 /* A field of a capability layout, to compare and copy it generically. */
 struct sim_cap_field {

@@ -28,7 +28,9 @@
 #include <linux/unaligned.h>
 #include <net/inet_ecn.h>
 
+#include "qp.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_CNP_MIN_NS		(4 * NSEC_PER_USEC)	/* per QP */
 #define SIM_CNP_DSCP		48
@@ -50,7 +52,7 @@ void sim_cong_marked(struct mlx5sp_sim *sim, struct sim_qp *qp,
 	u64 now;
 
 	atomic64_inc(&st->np_ecn_marked);
-	if (!READ_ONCE(sim->ecn_np) || !skb_mac_header_was_set(skb))
+	if (!READ_ONCE(sim->knobs.ecn_np) || !skb_mac_header_was_set(skb))
 		return;
 	now = ktime_get_ns();
 	if (qp->cnp_ns && now - READ_ONCE(qp->cnp_ns) < SIM_CNP_MIN_NS)
@@ -81,7 +83,7 @@ void sim_cong_cnp(struct mlx5sp_sim *sim, struct sim_qp *qp)
 {
 	struct sim_net_stats *st = &sim->net.st;
 
-	if (READ_ONCE(sim->ecn_rp))
+	if (READ_ONCE(sim->knobs.ecn_rp))
 		atomic64_inc(&st->rp_cnp_handled);
 	else
 		atomic64_inc(&st->rp_cnp_ignored);
@@ -90,7 +92,7 @@ void sim_cong_cnp(struct mlx5sp_sim *sim, struct sim_qp *qp)
 /* The ECN bits a RoCEv2 packet of this device leaves with. */
 u8 sim_cong_tos(struct mlx5sp_sim *sim, const struct sim_tx_path *p)
 {
-	if (p->cnp || !READ_ONCE(sim->ecn_rp))
+	if (p->cnp || !READ_ONCE(sim->knobs.ecn_rp))
 		return p->tos & ~INET_ECN_MASK;
 	return (p->tos & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 }

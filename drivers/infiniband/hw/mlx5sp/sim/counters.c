@@ -29,7 +29,10 @@
  * lock (atomic_t, 32 bits as in the PRM) through the QP's cached qcnt.
  */
 
+#include "counters.h"
+#include "qp.h"
 #include "sim.h"
+#include "syndromes.h"
 
 /* The byte offset in query_q_counter_out of each counter. */
 #define SIM_QC_OFF(fld) MLX5_BYTE_OFF(query_q_counter_out, fld)

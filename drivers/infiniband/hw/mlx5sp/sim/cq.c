@@ -7,7 +7,14 @@
 
 #include <linux/slab.h>
 
+#include "buf.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "limits.h"
+#include "mlx5sp_prm.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_CQE_SIZE		64
 #define SIM_CQE_SZ_64		0	/* cqc.cqe_sz */

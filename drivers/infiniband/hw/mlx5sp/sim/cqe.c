@@ -8,6 +8,10 @@
 
 #include <kunit/visibility.h>
 
+#include "buf.h"
+#include "cq.h"
+#include "eq.h"
+#include "sig.h"
 #include "sim.h"
 
 #define SIM_CQE_SIZE		64
@@ -118,8 +122,8 @@ bool sim_cqe_write(struct sim_cq *cq, const struct sim_cqe_info *ci)
 		goto unlock;
 	}
 	sim_cqe_encode(&tmp, ci, cq->pi, cq->log_size);
-	if (unlikely(atomic_read(&cq->sim->hostile_cqes) ||
-		     atomic_read(&cq->sim->stale_cqes)))
+	if (unlikely(atomic_read(&cq->sim->inject.hostile_cqes) ||
+		     atomic_read(&cq->sim->inject.stale_cqes)))
 		fate = sim_hostile_cqe(cq->sim, &tmp);
 	/* a lost CQE is one the device believes written: it arms, counts */
 	if (fate != SIM_CQE_LOST)

@@ -11,7 +11,8 @@
  *   fail_nth_next  "N": the next device created (by "add" or "rdma link
  *         add") fails the N-th command it executes (its NAME/fail_nth);
  *   NAME/ fault injection attributes, stats and object counts.
- * The interim way to make devices until "rdma link add" does.
+ * Users make devices with "rdma link add"; "add" is the tests' way, with
+ * the parameters and fault knobs rdma link has no words for.
  */
 
 #include <linux/debugfs.h>
@@ -22,7 +23,13 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "counters.h"
+#include "limits.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "sig.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_CTL_MAX_LINE	256
 #define SIM_HOSTILE_EQES_MAX	4096	/* per write: a few EQs' worth */
@@ -34,16 +41,16 @@ static struct dentry *sim_dbg_fail_nth_next;
 static DEFINE_MUTEX(sim_ctl_lock);	/* serializes add and del */
 static atomic_t sim_fail_nth_next;	/* fail_nth of the next device */
 
-/* fault attributes: get/set one field under fault_lock */
+/* fault attributes: get/set one field under inject.lock */
 #define SIM_FAULT_ATTR(field, max)					\
 static int sim_##field##_get(void *data, u64 *val)			\
 {									\
 	struct mlx5sp_sim *sim = data;					\
 	unsigned long flags;						\
 									\
-	spin_lock_irqsave(&sim->fault_lock, flags);			\
-	*val = sim->fault.field;					\
-	spin_unlock_irqrestore(&sim->fault_lock, flags);		\
+	spin_lock_irqsave(&sim->inject.lock, flags);			\
+	*val = sim->inject.cmd.field;					\
+	spin_unlock_irqrestore(&sim->inject.lock, flags);		\
 	return 0;							\
 }									\
 static int sim_##field##_set(void *data, u64 val)			\
@@ -53,9 +60,9 @@ static int sim_##field##_set(void *data, u64 val)			\
 									\
 	if (val > (max))						\
 		return -EINVAL;						\
-	spin_lock_irqsave(&sim->fault_lock, flags);			\
-	sim->fault.field = val;						\
-	spin_unlock_irqrestore(&sim->fault_lock, flags);		\
+	spin_lock_irqsave(&sim->inject.lock, flags);			\
+	sim->inject.cmd.field = val;					\
+	spin_unlock_irqrestore(&sim->inject.lock, flags);		\
 	return 0;							\
 }									\
 DEFINE_DEBUGFS_ATTRIBUTE(sim_##field##_fops, sim_##field##_get,	\
@@ -77,9 +84,9 @@ static int sim_delay_ms_get(void *data, u64 *val)
 	struct mlx5sp_sim *sim = data;
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	*val = sim->fault.delay_ms;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	*val = sim->inject.cmd.delay_ms;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	return 0;
 }
 
@@ -93,9 +100,9 @@ static int sim_delay_ms_set(void *data, u64 val)
 		val = U32_MAX;
 	if (val > U32_MAX)
 		return -EINVAL;
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	sim->fault.delay_ms = val;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	sim->inject.cmd.delay_ms = val;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	return 0;
 }
 
@@ -106,7 +113,7 @@ static int sim_health_syndrome_get(void *data, u64 *val)
 {
 	struct mlx5sp_sim *sim = data;
 
-	*val = READ_ONCE(sim->iseg->health.synd);
+	*val = READ_ONCE(sim->bar.iseg->health.synd);
 	return 0;
 }
 
@@ -125,7 +132,7 @@ static int sim_health_stop_get(void *data, u64 *val)
 {
 	struct mlx5sp_sim *sim = data;
 
-	*val = atomic_read(&sim->health_stopped);
+	*val = atomic_read(&sim->health.stopped);
 	return 0;
 }
 
@@ -146,7 +153,7 @@ static int sim_##field##_get(void *data, u64 *val)			\
 {									\
 	struct mlx5sp_sim *sim = data;					\
 									\
-	*val = atomic_read(&sim->field);				\
+	*val = atomic_read(&sim->inject.field);				\
 	return 0;							\
 }									\
 static int sim_##field##_set(void *data, u64 val)			\
@@ -383,11 +390,11 @@ static int sim_objects_show(struct seq_file *m, void *v)
 	seq_printf(m, "qp %lu\n", sim_xa_count(&sim->qps));
 	seq_printf(m, "srq %lu\n", sim_xa_count(&sim->srqs));
 	seq_printf(m, "psv %lu\n", sim_xa_count(&sim->psvs));
-	seq_printf(m, "uctx %lu\n", sim_xa_count(&sim->uctxs));
-	seq_printf(m, "umem %lu\n", sim_xa_count(&sim->umems));
+	seq_printf(m, "uctx %lu\n", sim_xa_count(&sim->devx.uctxs));
+	seq_printf(m, "umem %lu\n", sim_xa_count(&sim->devx.umems));
 	seq_printf(m, "q_counter %u\n",
 		   bitmap_weight(sim->qcnt.map, SIM_MAX_Q_COUNTERS));
-	seq_printf(m, "pages %llu\n", sim->npages);
+	seq_printf(m, "pages %llu\n", sim->pages.count);
 	mutex_unlock(&sim->fw_lock);
 	return 0;
 }
@@ -447,16 +454,16 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 
 	d = debugfs_create_dir(sim->name, sim_dbg_root);
 	sim->dbg = d;
-	debugfs_create_u8("sig_runon", 0600, d, &sim->sig_runon);
-	debugfs_create_u32("ack_delay_us", 0600, d, &sim->ack_delay_us);
-	debugfs_create_bool("poll_kernel", 0600, d, &sim->poll_kernel);
-	debugfs_create_bool("uar_trap", 0600, d, &sim->uar_trap);
-	debugfs_create_bool("inline", 0600, d, &sim->run_inline);
-	debugfs_create_bool("uar_store", 0600, d, &sim->uar_store);
-	debugfs_create_u32("touch_delay_us", 0600, d, &sim->touch_delay_us);
-	debugfs_create_bool("wire_peers", 0600, d, &sim->wire_peers);
-	debugfs_create_bool("ecn_np", 0600, d, &sim->ecn_np);
-	debugfs_create_bool("ecn_rp", 0600, d, &sim->ecn_rp);
+	debugfs_create_u8("sig_runon", 0600, d, &sim->knobs.sig_runon);
+	debugfs_create_u32("ack_delay_us", 0600, d, &sim->knobs.ack_delay_us);
+	debugfs_create_bool("poll_kernel", 0600, d, &sim->knobs.poll_kernel);
+	debugfs_create_bool("uar_trap", 0600, d, &sim->knobs.uar_trap);
+	debugfs_create_bool("inline", 0600, d, &sim->knobs.run_inline);
+	debugfs_create_bool("uar_store", 0600, d, &sim->knobs.uar_store);
+	debugfs_create_u32("touch_delay_us", 0600, d, &sim->knobs.touch_delay_us);
+	debugfs_create_bool("wire_peers", 0600, d, &sim->knobs.wire_peers);
+	debugfs_create_bool("ecn_np", 0600, d, &sim->knobs.ecn_np);
+	debugfs_create_bool("ecn_rp", 0600, d, &sim->knobs.ecn_rp);
 	debugfs_create_file("wire", 0400, d, sim, &sim_wire_fops);
 	debugfs_create_file_unsafe("fail_opcode", 0600, d, sim,
 				   &sim_fail_opcode_fops);

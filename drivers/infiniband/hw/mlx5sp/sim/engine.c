@@ -44,6 +44,13 @@
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "engine.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sim.h"
 
 /* why a pass must be followed by another one unkicked */
@@ -75,12 +82,6 @@
  * killed in between) is waited for this long.
  */
 #define SIM_REARM_MAX_NS	(4 * NSEC_PER_MSEC)
-
-void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome)
-{
-	atomic64_inc(&sim->estats.err_synd[min_t(u8, syndrome,
-						 MLX5SP_SIM_NR_CQE_SYND - 1)]);
-}
 
 /* Any context. */
 void sim_engine_kick(struct mlx5sp_sim *sim)
@@ -164,7 +165,7 @@ static bool sim_engine_uar_cq_db(struct mlx5sp_sim *sim, struct page *page)
  */
 static unsigned int sim_engine_user_uar(struct mlx5sp_sim *sim, u32 uar)
 {
-	if (READ_ONCE(sim->poll_kernel))
+	if (READ_ONCE(sim->knobs.poll_kernel))
 		return SIM_POLL_OTHER;
 	return xa_get_mark(&sim->uar_pages, uar, SIM_UAR_MAPPED) ?
 	       SIM_POLL_USER : 0;
@@ -357,7 +358,7 @@ static bool sim_engine_trap(struct mlx5sp_sim *sim, u64 now)
 {
 	struct sim_engine *eng = &sim->engine;
 
-	if (!READ_ONCE(sim->uar_trap) || !mlx5sp_model_uar_trap(&sim->mdev))
+	if (!READ_ONCE(sim->knobs.uar_trap) || !mlx5sp_model_uar_trap(&sim->mdev))
 		return false;
 	atomic64_inc(&sim->estats.uar_traps);
 	eng->uar_armed = true;
@@ -421,7 +422,7 @@ static int sim_engine_thread(void *data)
 		touched = atomic_xchg(&eng->uar_touched, 0);
 		if (touched)
 			eng->uar_armed = false;
-		if (!READ_ONCE(sim->uar_trap))
+		if (!READ_ONCE(sim->knobs.uar_trap))
 			eng->uar_armed = false;
 		work = sim_engine_pass(sim, &pollable);
 		if (touched)
@@ -474,7 +475,7 @@ static int sim_engine_thread(void *data)
 			    sim_engine_trap(sim, now))
 				continue;
 		} else if (sim_engine_watching(eng, pollable) &&
-			   READ_ONCE(sim->uar_trap)) {
+			   READ_ONCE(sim->knobs.uar_trap)) {
 			/*
 			 * The faulting store has not landed: it is about to
 			 * (its task runs on another CPU, or wants this one).

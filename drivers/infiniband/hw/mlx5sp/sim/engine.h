@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/hrtimer.h>
+#include <linux/minmax.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -98,6 +99,13 @@ int sim_engine_start(struct mlx5sp_sim *sim);
 void sim_engine_stop(struct mlx5sp_sim *sim);
 void sim_engine_kick(struct mlx5sp_sim *sim);
 void sim_engine_due(struct mlx5sp_sim *sim, u64 due);
-void sim_engine_count_err(struct mlx5sp_sim *sim, u8 syndrome);
+
+/* An error CQE of @syndrome, counted (the engine's stats, by syndrome). */
+static inline void sim_engine_count_err(struct sim_engine_stats *st,
+					u8 syndrome)
+{
+	atomic64_inc(&st->err_synd[min_t(u8, syndrome,
+					 MLX5SP_SIM_NR_CQE_SYND - 1)]);
+}
 
 #endif /* MLX5SP_SIM_ENGINE_H */

@@ -8,7 +8,13 @@
 
 #include <linux/slab.h>
 
+#include "dma.h"
+#include "eq.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
+#include "pages.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_EQE_SIZE		sizeof(struct mlx5_eqe)
 #define SIM_EQ_PAGE_SHIFT	12	/* PRM pages: 4 KiB << log_page_size */
@@ -270,6 +276,19 @@ unlock:
 	return err;
 }
 
+/*
+ * Fault injection (mlx5sp_sim_stale_eqes(), fault.c): this EQE keeps the
+ * last lap's owner bit.
+ */
+static bool sim_eq_stale(struct mlx5sp_sim *sim)
+{
+	if (likely(!atomic_read(&sim->inject.stale_eqes)) ||
+	    atomic_dec_if_positive(&sim->inject.stale_eqes) < 0)
+		return false;
+	sim_err(sim, "hostile: EQE left with the last lap's owner bit\n");
+	return true;
+}
+
 /* Returns true when the EQ's interrupt must be raised. */
 static bool sim_eq_write(struct mlx5sp_sim *sim, struct sim_eq *eq,
 			 const struct mlx5_eqe *src)
@@ -299,7 +318,7 @@ static bool sim_eq_write(struct mlx5sp_sim *sim, struct sim_eq *eq,
 	/* the body is visible before the owner bit hands it over */
 	wmb();
 	WRITE_ONCE(eqe->owner, ((eq->pi >> eq->log_size) & 1) ^
-			       sim_fault_stale_eqe(sim));
+			       sim_eq_stale(sim));
 	eq->pi++;
 	sim_stat_inc(sim, eqes_written);
 

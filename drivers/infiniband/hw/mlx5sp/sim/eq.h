@@ -45,7 +45,4 @@ bool sim_eq_post_to(struct mlx5sp_sim *sim, u32 eqn, u8 type,
 		    const union ev_data *data);
 void sim_post_qp_event(struct mlx5sp_sim *sim, u8 type, u32 qpn);
 
-/* fault.c: true when the next EQE is to keep the last lap's owner bit */
-bool sim_fault_stale_eqe(struct mlx5sp_sim *sim);
-
 #endif /* MLX5SP_SIM_EQ_H */

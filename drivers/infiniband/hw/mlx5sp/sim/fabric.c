@@ -9,6 +9,7 @@
 
 #include <linux/rculist.h>
 
+#include "roce.h"
 #include "sim.h"
 
 static LIST_HEAD(sim_fabric);		/* devices, RCU */
@@ -48,12 +49,12 @@ static bool sim_has_gid(struct mlx5sp_sim *sim, const u8 *gid)
 	bool found = false;
 	int p, i;
 
-	spin_lock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
 	for (p = 0; p < SIM_NUM_PORTS && !found; p++)
 		for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++)
-			found = sim->ports[p].gids[i].valid &&
-				!memcmp(sim->ports[p].gids[i].gid, gid, 16);
-	spin_unlock_bh(&sim->gid_lock);
+			found = sim->roce.ports[p].gids[i].valid &&
+				!memcmp(sim->roce.ports[p].gids[i].gid, gid, 16);
+	spin_unlock_bh(&sim->roce.gid_lock);
 	return found;
 }
 
@@ -73,8 +74,8 @@ struct mlx5sp_sim *sim_fabric_find_gid(const u8 *gid,
 		if (sim == prefer || !sim_has_gid(sim, gid))
 			continue;
 		/* as another host: its packets go on the wire */
-		if ((prefer && READ_ONCE(prefer->wire_peers)) ||
-		    READ_ONCE(sim->wire_peers))
+		if ((prefer && READ_ONCE(prefer->knobs.wire_peers)) ||
+		    READ_ONCE(sim->knobs.wire_peers))
 			return NULL;
 		return sim;
 	}
@@ -89,9 +90,9 @@ bool sim_gid_get(struct mlx5sp_sim *sim, u8 port, u8 index,
 
 	if (port < 1 || port > SIM_NUM_PORTS)
 		return false;
-	spin_lock_bh(&sim->gid_lock);
-	*out = sim->ports[port - 1].gids[index];
+	spin_lock_bh(&sim->roce.gid_lock);
+	*out = sim->roce.ports[port - 1].gids[index];
 	valid = out->valid;
-	spin_unlock_bh(&sim->gid_lock);
+	spin_unlock_bh(&sim->roce.gid_lock);
 	return valid;
 }

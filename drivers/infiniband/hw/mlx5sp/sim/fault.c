@@ -9,6 +9,14 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "bar.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "fault.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
 #include "sim.h"
 
 void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,
@@ -16,12 +24,12 @@ void mlx5sp_sim_fail_cmd(struct mlx5sp_sim *sim, u16 opcode, u8 status,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	sim->fault.fail_opcode = opcode;
-	sim->fault.fail_status = status;
-	sim->fault.fail_syndrome = syndrome;
-	sim->fault.fail_count = count;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	sim->inject.cmd.fail_opcode = opcode;
+	sim->inject.cmd.fail_status = status;
+	sim->inject.cmd.fail_syndrome = syndrome;
+	sim->inject.cmd.fail_count = count;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_fail_cmd);
 
@@ -30,11 +38,11 @@ void mlx5sp_sim_delay_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 delay_ms,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	sim->fault.delay_opcode = opcode;
-	sim->fault.delay_ms = delay_ms;
-	sim->fault.delay_count = count;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	sim->inject.cmd.delay_opcode = opcode;
+	sim->inject.cmd.delay_ms = delay_ms;
+	sim->inject.cmd.delay_count = count;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_delay_cmd);
 
@@ -43,11 +51,11 @@ void mlx5sp_sim_garble_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	sim->fault.garble_opcode = opcode;
-	sim->fault.garble_nth = nth;
-	sim->fault.garble_seed = seed;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	sim->inject.cmd.garble_opcode = opcode;
+	sim->inject.cmd.garble_nth = nth;
+	sim->inject.cmd.garble_seed = seed;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_garble_cmd);
 
@@ -56,12 +64,12 @@ void mlx5sp_sim_lie_cmd(struct mlx5sp_sim *sim, u16 opcode, u32 nth, u16 dw,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	sim->fault.lie_opcode = opcode;
-	sim->fault.lie_nth = nth;
-	sim->fault.lie_dw = dw;
-	sim->fault.lie_val = val;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	sim->inject.cmd.lie_opcode = opcode;
+	sim->inject.cmd.lie_nth = nth;
+	sim->inject.cmd.lie_dw = dw;
+	sim->inject.cmd.lie_val = val;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_lie_cmd);
 
@@ -74,7 +82,7 @@ EXPORT_SYMBOL_GPL(mlx5sp_sim_lie_cmd);
 void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 		      u32 outlen)
 {
-	struct sim_fault *f = &sim->fault;
+	struct sim_fault *f = &sim->inject.cmd;
 	struct rnd_state rnd;
 	unsigned long flags;
 	bool hit = false;
@@ -82,7 +90,7 @@ void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 	u32 seed = 0;
 	u16 dw = 0;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
 	if (f->garble_nth && f->garble_opcode == opcode && !--f->garble_nth) {
 		hit = true;
 		seed = f->garble_seed;
@@ -91,7 +99,7 @@ void sim_fault_garble(struct mlx5sp_sim *sim, u16 opcode, void *out,
 		dw = f->lie_dw;
 		lie = f->lie_val;
 	}
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	/* the header (status, syndrome) stays true */
 	if (dw >= 2 && (dw + 1) * 4 <= outlen) {
 		((__be32 *)out)[dw] = lie;
@@ -118,7 +126,7 @@ EXPORT_SYMBOL_GPL(mlx5sp_sim_set_health_syndrome);
 
 void mlx5sp_sim_stop_health_counter(struct mlx5sp_sim *sim, bool stop)
 {
-	atomic_set(&sim->health_stopped, stop);
+	atomic_set(&sim->health.stopped, stop);
 	/* hung firmware does no DMA either: see set_health_syndrome */
 	synchronize_rcu();
 	if (!stop)
@@ -134,31 +142,22 @@ EXPORT_SYMBOL_GPL(mlx5sp_sim_page_storm);
 
 void mlx5sp_sim_hostile_cqes(struct mlx5sp_sim *sim, u32 count, u32 qpn)
 {
-	WRITE_ONCE(sim->hostile_qpn, qpn & 0xffffff);
-	atomic_set(&sim->hostile_cqes, count);
+	WRITE_ONCE(sim->inject.hostile_qpn, qpn & 0xffffff);
+	atomic_set(&sim->inject.hostile_cqes, count);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_hostile_cqes);
 
 void mlx5sp_sim_stale_cqes(struct mlx5sp_sim *sim, u32 count)
 {
-	atomic_set(&sim->stale_cqes, count);
+	atomic_set(&sim->inject.stale_cqes, count);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_cqes);
 
 void mlx5sp_sim_stale_eqes(struct mlx5sp_sim *sim, u32 count)
 {
-	atomic_set(&sim->stale_eqes, count);
+	atomic_set(&sim->inject.stale_eqes, count);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_stale_eqes);
-
-bool sim_fault_stale_eqe(struct mlx5sp_sim *sim)
-{
-	if (likely(!atomic_read(&sim->stale_eqes)) ||
-	    atomic_dec_if_positive(&sim->stale_eqes) < 0)
-		return false;
-	sim_err(sim, "hostile: EQE left with the last lap's owner bit\n");
-	return true;
-}
 
 /* Numbers of live objects of one table, a random sample of them. */
 #define SIM_HOSTILE_SAMPLE	32
@@ -319,19 +318,19 @@ enum sim_cqe_fate sim_hostile_cqe(struct mlx5sp_sim *sim,
 	int left;
 	u32 qpn;
 
-	if (atomic_dec_if_positive(&sim->stale_cqes) >= 0) {
+	if (atomic_dec_if_positive(&sim->inject.stale_cqes) >= 0) {
 		cqe->op_own ^= MLX5_CQE_OWNER_MASK;
 		sim_err(sim, "hostile: CQE left with the last lap's owner bit\n");
 		return SIM_CQE_WRITE;
 	}
-	left = atomic_dec_if_positive(&sim->hostile_cqes);
+	left = atomic_dec_if_positive(&sim->inject.hostile_cqes);
 	if (left < 0)
 		return SIM_CQE_WRITE;
 	switch (left % 6) {
 	case 0:
 	case 1:
 		qpn = left % 4 ? get_random_u32() & 0xffffff :
-				 READ_ONCE(sim->hostile_qpn);
+				 READ_ONCE(sim->inject.hostile_qpn);
 		cqe->sop_drop_qpn = cpu_to_be32((be32_to_cpu(cqe->sop_drop_qpn) &
 						 0xff000000) | qpn);
 		break;
@@ -404,7 +403,7 @@ void mlx5sp_sim_get_stats(struct mlx5sp_sim *sim, struct mlx5sp_sim_stats *st)
 	spin_lock_irqsave(&sim->stats_lock, flags);
 	*st = sim->stats;
 	spin_unlock_irqrestore(&sim->stats_lock, flags);
-	st->pages_held = sim->npages;
+	st->pages_held = sim->pages.count;
 	st->boot_pages_outstanding = sim_pages_boot_needed(sim);
 	st->init_pages_outstanding = sim_pages_init_needed(sim);
 	st->regular_pages_outstanding = sim_pages_regular_needed(sim);

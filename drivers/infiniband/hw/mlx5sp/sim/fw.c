@@ -12,7 +12,22 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "counters.h"
+#include "cq.h"
+#include "dma.h"
+#include "eq.h"
+#include "fault.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
+#include "qp.h"
+#include "roce.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
+#include "wire.h"
 
 #define SIM_CMD_INLINE		16	/* bytes of in[] / out[] in the layout */
 #define SIM_CMD_MIN_LEN		8	/* opcode/op_mod, status/syndrome */
@@ -331,11 +346,11 @@ static u32 sim_state_syndrome(struct mlx5sp_sim *sim, u8 states)
 
 static bool sim_fault_fail(struct mlx5sp_sim *sim, struct sim_cmd *c)
 {
-	struct sim_fault *f = &sim->fault;
+	struct sim_fault *f = &sim->inject.cmd;
 	unsigned long flags;
 	bool hit = false;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
 	if (f->fail_nth && !--f->fail_nth) {
 		/* as firmware fails a command: a status and a syndrome */
 		c->status = f->fail_status ?: MLX5_CMD_STAT_INT_ERR;
@@ -347,7 +362,7 @@ static bool sim_fault_fail(struct mlx5sp_sim *sim, struct sim_cmd *c)
 		c->syndrome = f->fail_syndrome;
 		hit = true;
 	}
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	return hit;
 }
 
@@ -583,9 +598,9 @@ static struct mlx5_cmd_layout *sim_slot_layout(struct mlx5sp_sim *sim,
 	unsigned long flags;
 	u64 base;
 
-	spin_lock_irqsave(&sim->reg_lock, flags);
-	base = sim->cmdq_base;
-	spin_unlock_irqrestore(&sim->reg_lock, flags);
+	spin_lock_irqsave(&sim->bar.reg_lock, flags);
+	base = sim->bar.cmdq_base;
+	spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 	if (!base)
 		return NULL;
 	return sim_dma_ptr(sim, base + ((u64)slot << SIM_LOG_CMDQ_STRIDE),
@@ -598,18 +613,18 @@ static bool sim_slot_delay(struct mlx5sp_sim *sim, struct sim_slot *s,
 			   struct mlx5_cmd_layout *lay)
 {
 	u16 opcode = be32_to_cpu(READ_ONCE(lay->in[0])) >> 16;
-	struct sim_fault *f = &sim->fault;
+	struct sim_fault *f = &sim->inject.cmd;
 	unsigned long flags;
 	u32 delay_ms = 0;
 	bool hit = false;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
 	if (f->delay_count && f->delay_opcode == opcode) {
 		f->delay_count--;
 		delay_ms = f->delay_ms;
 		hit = true;
 	}
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	if (!hit)
 		return false;
 
@@ -686,7 +701,7 @@ void sim_cmd_work(struct work_struct *work)
 	unsigned long pending, done = 0;
 	unsigned int slot;
 
-	pending = atomic_long_xchg(&sim->db_pending, 0);
+	pending = atomic_long_xchg(&sim->bar.db_pending, 0);
 	/* a fatal firmware leaves the slots it was given owned */
 	if (sim_is_fatal(sim) || atomic_read(&sim->stopping))
 		return;

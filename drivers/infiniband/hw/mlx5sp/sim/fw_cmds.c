@@ -7,7 +7,20 @@
 
 #include <linux/mm.h>
 
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "limits.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "pages.h"
+#include "qp.h"
+#include "roce.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
 
 #define SIM_ISSI_SUPPORTED	(BIT(0) | BIT(1))
 #define SIM_ISSI_REQUIRED	1
@@ -51,17 +64,28 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 }
 
 /*
- * Firmware state of an initialized HCA: QPs before the CQs they use, then
- * MKEYs, EQs, UARs, PDs, RoCE addresses, user contexts and their memory.
+ * The object tables' teardown, in order: QPs before the SRQs and CQs they
+ * use, then MKEYs, PSVs, and the EQs the CQs completed to.
+ */
+static void (*const sim_obj_teardown[])(struct mlx5sp_sim *sim) = {
+	sim_qp_destroy_all,
+	sim_srq_destroy_all,
+	sim_cq_destroy_all,
+	sim_mkey_destroy_all,
+	sim_psv_destroy_all,
+	sim_eq_destroy_all,
+};
+
+/*
+ * Firmware state of an initialized HCA: every object, then UARs, PDs,
+ * RoCE addresses, user contexts and their memory.
  */
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
-	sim_qp_destroy_all(sim);
-	sim_srq_destroy_all(sim);
-	sim_cq_destroy_all(sim);
-	sim_mkey_destroy_all(sim);
-	sim_psv_destroy_all(sim);
-	sim_eq_destroy_all(sim);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sim_obj_teardown); i++)
+		sim_obj_teardown[i](sim);
 	sim_uar_pages_free(sim);
 	bitmap_zero(sim->uar_map, sim->nr_uars);
 	xa_destroy(&sim->pds);
@@ -69,7 +93,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	sim_uctx_reset(sim);
 	sim_qcnt_reset(sim);
 	sim_lim_reset(sim);
-	sim->page_delta = 0;
+	sim->pages.delta = 0;
 }
 
 int sim_cmd_disable_hca(struct sim_cmd *c)
@@ -83,7 +107,7 @@ int sim_cmd_disable_hca(struct sim_cmd *c)
 	if (sim->state == SIM_STATE_INITIALIZED)
 		sim_release_objects(sim);
 	sim_slots_abort(sim);
-	if (sim->npages)
+	if (sim->pages.count)
 		sim_pages_forget(sim, "DISABLE_HCA");
 	sim->issi = 0;
 	sim_caps_reset_cur(sim);
@@ -146,12 +170,6 @@ int sim_cmd_teardown_hca(struct sim_cmd *c)
 	MLX5_SET(teardown_hca_out, c->out, state,
 		 MLX5_TEARDOWN_HCA_OUT_FORCE_STATE_SUCCESS);
 	return 0;
-}
-
-bool sim_uar_allocated(struct mlx5sp_sim *sim, u32 uar)
-{
-	return uar >= SIM_UAR_FIRST && uar - SIM_UAR_FIRST < sim->nr_uars &&
-	       test_bit(uar - SIM_UAR_FIRST, sim->uar_map);
 }
 
 /*
@@ -232,11 +250,6 @@ int sim_cmd_alloc_pd(struct sim_cmd *c)
 	sim_lim_add(c->sim, SIM_LIM_PD);
 	MLX5_SET(alloc_pd_out, c->out, pd, pd);
 	return 0;
-}
-
-bool sim_pd_exists(struct mlx5sp_sim *sim, u32 pd)
-{
-	return pd && xa_load(&sim->pds, pd);
 }
 
 int sim_cmd_dealloc_pd(struct sim_cmd *c)

@@ -8,7 +8,10 @@
  * limit and try one more.
  */
 
+#include "limits.h"
+#include "mlx5sp_sim.h"
 #include "sim.h"
+#include "syndromes.h"
 
 static const struct {
 	const char *name;

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The software ConnectX: module, device life cycle, platform device and
- * the one way the model reaches memory the driver hands it.
+ * The software ConnectX: module, device life cycle and platform device.
  */
 
-#include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "bar.h"
+#include "engine.h"
+#include "limits.h"
+#include "mlx5sp_model.h"
+#include "mlx5sp_sim.h"
+#include "pages.h"
+#include "roce.h"
 #include "sim.h"
+#include "uctx.h"
+#include "wire.h"
 
 static LIST_HEAD(sim_list);
 static DEFINE_MUTEX(sim_list_lock);	/* protects sim_list and names */
@@ -30,50 +37,6 @@ static const struct mlx5sp_model_ops sim_model_ops = {
 };
 
 static void sim_release_work(struct work_struct *work);
-
-/*
- * The only way to memory the driver gave us: a DMA address is a physical
- * address. Reject 0, misalignment, ranges crossing a page (callers walk
- * page by page) and anything that is not ordinary RAM.
- */
-static void *sim_dma_va(u64 addr, size_t len, size_t align)
-{
-	unsigned long pfn;
-
-	if (!addr || !len || len > PAGE_SIZE)
-		return NULL;
-	if (align && !IS_ALIGNED(addr, align))
-		return NULL;
-	if (offset_in_page(addr) + len > PAGE_SIZE)
-		return NULL;
-	if (addr != (u64)(phys_addr_t)addr)
-		return NULL;
-	pfn = PHYS_PFN(addr);
-	if (!pfn_valid(pfn))
-		return NULL;
-	/* kernel image, firmware tables, holes: never device memory */
-	if (PageReserved(pfn_to_page(pfn)))
-		return NULL;
-	return phys_to_virt(addr);
-}
-
-/* For an access now: the bytes are checked against KASAN's shadow. */
-void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align)
-{
-	void *p = sim_dma_va(addr, len, align);
-
-	return p ? sim_dma_checked(p, len) : NULL;
-}
-
-/*
- * For a check of what a command names (page lists, firmware pages): the
- * same rules, no access. A page of a block may lie beyond what its owner
- * uses (an MTT block larger than the buffer), so it is not KASAN-checked.
- */
-bool sim_dma_ram(u64 addr, size_t len, size_t align)
-{
-	return sim_dma_va(addr, len, align);
-}
 
 void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p)
 {
@@ -260,18 +223,18 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 
 	strscpy(sim->name, name, sizeof(sim->name));
 	sim->params = *p;
-	sim->uar_trap = true;
-	sim->run_inline = true;
-	sim->uar_store = true;
+	sim->knobs.uar_trap = true;
+	sim->knobs.run_inline = true;
+	sim->knobs.uar_store = true;
 	sim->log_cmdq_size = p->log_cmdq_size;
 	INIT_LIST_HEAD(&sim->node);
-	spin_lock_init(&sim->reg_lock);
+	spin_lock_init(&sim->bar.reg_lock);
 	mutex_init(&sim->fw_lock);
 	spin_lock_init(&sim->eq_lock);
-	spin_lock_init(&sim->fault_lock);
+	spin_lock_init(&sim->inject.lock);
 	spin_lock_init(&sim->stats_lock);
 	xa_init_flags(&sim->pds, XA_FLAGS_ALLOC1);
-	xa_init(&sim->pages);
+	xa_init(&sim->pages.held);
 	xa_init(&sim->uar_pages);
 	sim_pollset_init(&sim->poll_qps);
 	sim_pollset_init(&sim->poll_cqs);
@@ -283,21 +246,21 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	xa_init_flags(&sim->psvs, XA_FLAGS_ALLOC1);
 	sim_uctx_init(sim);
 	xa_init_flags(&sim->srqs, XA_FLAGS_ALLOC1);
-	spin_lock_init(&sim->gid_lock);
+	spin_lock_init(&sim->roce.gid_lock);
 	spin_lock_init(&sim->tx_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
-	INIT_WORK(&sim->nic_off_work, sim_nic_off_work);
-	INIT_DELAYED_WORK(&sim->health_work, sim_health_work);
+	INIT_WORK(&sim->health.nic_off_work, sim_nic_off_work);
+	INIT_DELAYED_WORK(&sim->health.work, sim_health_work);
 	sim_init_slots(sim);
-	sim->fault.fail_nth = sim_debugfs_take_fail_nth();
+	sim->inject.cmd.fail_nth = sim_debugfs_take_fail_nth();
 	/* a ConnectX's RoCE congestion control is on by default */
-	sim->ecn_np = true;
-	sim->ecn_rp = true;
+	sim->knobs.ecn_np = true;
+	sim->knobs.ecn_rp = true;
 
-	sim->iseg = kzalloc(sizeof(*sim->iseg), GFP_KERNEL);
-	if (!sim->iseg)
+	sim->bar.iseg = kzalloc(sizeof(*sim->bar.iseg), GFP_KERNEL);
+	if (!sim->bar.iseg)
 		goto err_free_sim;
 
 	sim->nr_uars = SIM_BAR_SIZE / SZ_4K - SIM_UAR_FIRST;
@@ -321,7 +284,7 @@ err_free_caps:
 err_free_uar_map:
 	bitmap_free(sim->uar_map);
 err_free_iseg:
-	kfree(sim->iseg);
+	kfree(sim->bar.iseg);
 err_free_sim:
 	kfree(sim);
 	return ERR_PTR(err);
@@ -332,9 +295,9 @@ static void sim_free(struct mlx5sp_sim *sim)
 	destroy_workqueue(sim->wq);
 	kvfree(sim->caps);
 	bitmap_free(sim->uar_map);
-	kfree(sim->iseg);
+	kfree(sim->bar.iseg);
 	xa_destroy(&sim->pds);
-	xa_destroy(&sim->pages);
+	xa_destroy(&sim->pages.held);
 	xa_destroy(&sim->uar_pages);
 	xa_destroy(&sim->tds);
 	xa_destroy(&sim->mkeys);
@@ -391,7 +354,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 	sim->mdev.num_vectors = p->num_vectors;
 	sim->mdev.ops = &sim_model_ops;
 	if (netdev) {
-		netdev_hold(netdev, &sim->netdev_tracker, GFP_KERNEL);
+		netdev_hold(netdev, &sim->roce.netdev_tracker, GFP_KERNEL);
 		sim->mdev.netdev = netdev;
 	}
 	/* before the watch: VLAN netdevs there already get the wire's hook */
@@ -409,7 +372,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 		goto err_stop_engine;
 
 	sim_bar_init(sim);
-	queue_delayed_work(sim->wq, &sim->health_work,
+	queue_delayed_work(sim->wq, &sim->health.work,
 			   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
 	sim_debugfs_add(sim);
 	sim_fabric_add(sim);
@@ -433,7 +396,7 @@ err_net_fini:
 	sim_net_fini(sim);
 err_put_netdev:
 	if (netdev)
-		netdev_put(netdev, &sim->netdev_tracker);
+		netdev_put(netdev, &sim->roce.netdev_tracker);
 	sim_platform_del(sim);
 err_free_sim:
 	sim_free(sim);
@@ -493,7 +456,7 @@ static void sim_stop(struct mlx5sp_sim *sim)
 	int i;
 
 	atomic_set(&sim->stopping, 1);
-	cancel_delayed_work_sync(&sim->health_work);
+	cancel_delayed_work_sync(&sim->health.work);
 	cancel_work_sync(&sim->cmd_work);
 	for (i = 0; i < SIM_MAX_SLOTS; i++)
 		cancel_delayed_work_sync(&sim->slots[i].dwork);
@@ -543,12 +506,12 @@ static void sim_destroy_claimed(struct mlx5sp_sim *sim)
 	if (!sim_is_fatal(sim))
 		sim_pages_forget(sim, "device destroyed");
 	else
-		xa_destroy(&sim->pages);
+		xa_destroy(&sim->pages.held);
 	sim_release_objects(sim);
 	mutex_unlock(&sim->fw_lock);
 
 	if (sim->mdev.netdev)
-		netdev_put(sim->mdev.netdev, &sim->netdev_tracker);
+		netdev_put(sim->mdev.netdev, &sim->roce.netdev_tracker);
 	sim_platform_del(sim);
 	sim_free(sim);
 }

@@ -18,7 +18,13 @@
 
 #include <kunit/visibility.h>
 
+#include "dma.h"
+#include "limits.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "sgl.h"
 #include "sim.h"
+#include "syndromes.h"
 
 static void sim_mkey_free(struct sim_mkey *mk)
 {

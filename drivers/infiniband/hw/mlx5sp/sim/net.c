@@ -51,7 +51,12 @@
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
 
+#include "engine.h"
+#include "qp.h"
+#include "roce.h"
+#include "sgl.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_L3_HDRS		(sizeof(struct iphdr) + sizeof(struct udphdr))
 #define SIM_L3_HDRS6		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
@@ -555,13 +560,13 @@ static bool sim_net_owns(struct mlx5sp_sim *sim, const u8 *dgid, u8 version)
 	bool found = false;
 	int i;
 
-	spin_lock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
 	for (i = 0; i < SIM_GID_TABLE_SIZE && !found; i++) {
-		g = &sim->ports[0].gids[i];
+		g = &sim->roce.ports[0].gids[i];
 		found = g->valid && g->version == version &&
 			!memcmp(g->gid, dgid, sizeof(g->gid));
 	}
-	spin_unlock_bh(&sim->gid_lock);
+	spin_unlock_bh(&sim->roce.gid_lock);
 	return found;
 }
 

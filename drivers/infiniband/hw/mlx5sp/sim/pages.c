@@ -12,7 +12,11 @@
 
 #include <linux/mm.h>
 
+#include "dma.h"
+#include "eq.h"
+#include "pages.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_FW_PAGE_SIZE	SZ_4K
 #define SIM_STORM_MAX_EVENTS	4096
@@ -26,12 +30,12 @@ static u64 sim_sat_sub(u64 a, u64 b)
 
 u64 sim_pages_boot_needed(struct mlx5sp_sim *sim)
 {
-	return sim_sat_sub(sim->params.boot_pages, sim->npages);
+	return sim_sat_sub(sim->params.boot_pages, sim->pages.count);
 }
 
 u64 sim_pages_init_needed(struct mlx5sp_sim *sim)
 {
-	u64 beyond_boot = sim_sat_sub(sim->npages, sim->params.boot_pages);
+	u64 beyond_boot = sim_sat_sub(sim->pages.count, sim->params.boot_pages);
 
 	return sim_sat_sub(sim->params.init_pages, beyond_boot);
 }
@@ -44,7 +48,7 @@ static u64 sim_pages_required(struct mlx5sp_sim *sim)
 	if (sim->state != SIM_STATE_INITIALIZED)
 		return 0;
 	target = (s64)sim->params.boot_pages + sim->params.init_pages +
-		 sim->page_delta;
+		 sim->pages.delta;
 	return target > 0 ? target : 0;
 }
 
@@ -53,7 +57,7 @@ s64 sim_pages_regular_needed(struct mlx5sp_sim *sim)
 {
 	if (sim->state != SIM_STATE_INITIALIZED)
 		return 0;
-	return (s64)sim_pages_required(sim) - (s64)sim->npages;
+	return (s64)sim_pages_required(sim) - (s64)sim->pages.count;
 }
 
 static void sim_page_scribble(u64 pfn)
@@ -65,18 +69,18 @@ static void sim_page_scribble(u64 pfn)
 /* Scribble on up to @max held pages, resuming where the last call ended. */
 void sim_pages_scribble(struct mlx5sp_sim *sim, unsigned int max)
 {
-	unsigned long pfn = sim->scribble_next;
+	unsigned long pfn = sim->pages.scribble_next;
 	void *entry;
 
 	lockdep_assert_held(&sim->fw_lock);
-	if (!sim->npages || sim_is_fatal(sim))
+	if (!sim->pages.count || sim_is_fatal(sim))
 		return;
 
 	while (max--) {
-		entry = xa_find(&sim->pages, &pfn, ULONG_MAX, XA_PRESENT);
+		entry = xa_find(&sim->pages.held, &pfn, ULONG_MAX, XA_PRESENT);
 		if (!entry) {
 			pfn = 0;
-			entry = xa_find(&sim->pages, &pfn, ULONG_MAX,
+			entry = xa_find(&sim->pages.held, &pfn, ULONG_MAX,
 					XA_PRESENT);
 			if (!entry)
 				break;
@@ -84,17 +88,17 @@ void sim_pages_scribble(struct mlx5sp_sim *sim, unsigned int max)
 		sim_page_scribble(pfn);
 		pfn++;
 	}
-	sim->scribble_next = pfn;
+	sim->pages.scribble_next = pfn;
 }
 
 /* The driver did not return them: count them and never touch them again. */
 void sim_pages_forget(struct mlx5sp_sim *sim, const char *why)
 {
-	u64 n = sim->npages;
+	u64 n = sim->pages.count;
 
-	xa_destroy(&sim->pages);
-	sim->npages = 0;
-	sim->scribble_next = 0;
+	xa_destroy(&sim->pages.held);
+	sim->pages.count = 0;
+	sim->pages.scribble_next = 0;
 	if (!n)
 		return;
 	sim_stat_add(sim, pages_leaked, n);
@@ -152,7 +156,7 @@ static void sim_pages_unwind(struct mlx5sp_sim *sim, const __be64 *pas,
 			     u32 n)
 {
 	while (n--)
-		xa_erase(&sim->pages, PHYS_PFN(be64_to_cpu(pas[n])));
+		xa_erase(&sim->pages.held, PHYS_PFN(be64_to_cpu(pas[n])));
 }
 
 static int sim_pages_give(struct sim_cmd *c, u32 n)
@@ -167,7 +171,7 @@ static int sim_pages_give(struct sim_cmd *c, u32 n)
 	if (need > c->inlen)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
 				MLX5SP_SIM_SYND_PAGES_INLEN_ENTRIES);
-	if (sim->npages + n > SIM_MAX_FW_PAGES)
+	if (sim->pages.count + n > SIM_MAX_FW_PAGES)
 		return sim_fail(c, MLX5_CMD_STAT_LIM_ERR,
 				MLX5SP_SIM_SYND_PAGES_LIMIT);
 
@@ -177,14 +181,14 @@ static int sim_pages_give(struct sim_cmd *c, u32 n)
 					MLX5SP_SIM_SYND_PAGES_BAD_PA);
 
 	for (i = 0; i < n; i++) {
-		err = xa_insert(&sim->pages, PHYS_PFN(be64_to_cpu(pas[i])),
+		err = xa_insert(&sim->pages.held, PHYS_PFN(be64_to_cpu(pas[i])),
 				xa_mk_value(0), GFP_KERNEL);
 		if (err)
 			goto err_unwind;
 	}
 	for (i = 0; i < n; i++)
 		sim_page_scribble(PHYS_PFN(be64_to_cpu(pas[i])));
-	sim->npages += n;
+	sim->pages.count += n;
 	sim_stat_add(sim, pages_given, n);
 	return 0;
 
@@ -211,15 +215,15 @@ static int sim_pages_take(struct sim_cmd *c, u32 n)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR,
 				MLX5SP_SIM_SYND_PAGES_OUTLEN_ENTRIES);
 
-	spare = sim_sat_sub(sim->npages, sim_pages_required(sim));
+	spare = sim_sat_sub(sim->pages.count, sim_pages_required(sim));
 	n = min_t(u64, n, spare);
-	xa_for_each(&sim->pages, pfn, entry) {
+	xa_for_each(&sim->pages.held, pfn, entry) {
 		if (i == n)
 			break;
-		xa_erase(&sim->pages, pfn);
+		xa_erase(&sim->pages.held, pfn);
 		pas[i++] = cpu_to_be64(PFN_PHYS(pfn));
 	}
-	sim->npages -= i;
+	sim->pages.count -= i;
 	sim_stat_add(sim, pages_returned, i);
 	MLX5_SET(manage_pages_out, c->out, output_num_entries, i);
 	return 0;
@@ -286,7 +290,7 @@ int sim_pages_storm(struct mlx5sp_sim *sim, u32 events, s32 pages)
 		goto unlock;
 	}
 	for (i = 0; i < events; i++) {
-		sim->page_delta = clamp_t(s64, sim->page_delta + pages,
+		sim->pages.delta = clamp_t(s64, sim->pages.delta + pages,
 					  -SIM_PAGE_DELTA_MAX,
 					  SIM_PAGE_DELTA_MAX);
 		sim_pages_request(sim, pages);

@@ -19,7 +19,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
-#include "sim.h"
+#include "engine.h"
 
 #define SIM_POLLSET_MIN	16
 

@@ -20,7 +20,19 @@
 
 #include <kunit/visibility.h>
 
+#include "buf.h"
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "limits.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "qp.h"
+#include "roce.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "wire.h"
 
 #define SIM_MAX_LOG_RQ_STRIDE	5	/* 512-byte receive WQEs */
 #define SIM_PKEY_TABLE_SIZE	128

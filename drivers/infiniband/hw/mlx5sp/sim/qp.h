@@ -122,7 +122,7 @@ struct sim_qp {
 	/*
 	 * drain_sigerr (signature pipelining): after a signature error the
 	 * SQ stops in SQD before the next fenced WQE, after at most
-	 * sim->sig_runon more unfenced ones, or when it runs dry.
+	 * sim->knobs.sig_runon more unfenced ones, or when it runs dry.
 	 */
 	bool drain_sigerr;
 	bool sig_draining;		/* a signature error seen, stopping */
@@ -225,5 +225,20 @@ struct sim_resp_req {
 
 int sim_rq_execute(struct sim_engine *eng, struct sim_qp *qp,
 		   struct sim_resp_req *r);
+int sim_rq_deliver_ud(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r);
+bool sim_rq_flush(struct sim_qp *qp);
+
+bool sim_atomic_host_endian(struct mlx5sp_sim *sim);
+int sim_rq_execute_locked(struct sim_engine *eng, struct sim_qp *qp,
+			  struct sim_resp_req *r);
+int sim_rq_direct_begin(struct sim_engine *eng, struct sim_qp *qp,
+			struct sim_resp_req *r, bool *whole);
+int sim_rq_direct_part(struct sim_engine *eng, struct sim_qp *qp,
+		       struct sim_resp_req *r, u64 off);
+int sim_rq_direct_sig(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r, u64 off, bool all, u32 *put);
+int sim_rq_direct_end(struct sim_engine *eng, struct sim_qp *qp,
+		      struct sim_resp_req *r);
 
 #endif /* MLX5SP_SIM_QP_H */

@@ -9,7 +9,13 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 
+#include "eq.h"
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "roce.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "wire.h"
 
 /* what the port adds to the netdev MTU: Ethernet header, VLAN tag, FCS */
 #define SIM_HW_MTU_EXTRA	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
@@ -69,9 +75,9 @@ int sim_cmd_set_roce_address(struct sim_cmd *c)
 	/* an all-zero entry is how the driver deletes a GID */
 	gid.valid = !!memchr_inv(gid.gid, 0, sizeof(gid.gid));
 
-	spin_lock_bh(&sim->gid_lock);
-	sim->ports[port - 1].gids[index] = gid;
-	spin_unlock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
+	sim->roce.ports[port - 1].gids[index] = gid;
+	spin_unlock_bh(&sim->roce.gid_lock);
 	sim_fabric_changed();
 	return 0;
 }
@@ -92,9 +98,9 @@ int sim_cmd_query_roce_address(struct sim_cmd *c)
 					vhca_port_num), &port);
 	if (err)
 		return err;
-	spin_lock_bh(&sim->gid_lock);
-	gid = sim->ports[port - 1].gids[index];
-	spin_unlock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
+	gid = sim->roce.ports[port - 1].gids[index];
+	spin_unlock_bh(&sim->roce.gid_lock);
 	if (!gid.valid)
 		return 0;
 
@@ -111,9 +117,9 @@ int sim_cmd_query_roce_address(struct sim_cmd *c)
 
 void sim_roce_reset(struct mlx5sp_sim *sim)
 {
-	spin_lock_bh(&sim->gid_lock);
-	memset(sim->ports, 0, sizeof(sim->ports));
-	spin_unlock_bh(&sim->gid_lock);
+	spin_lock_bh(&sim->roce.gid_lock);
+	memset(sim->roce.ports, 0, sizeof(sim->roce.ports));
+	spin_unlock_bh(&sim->roce.gid_lock);
 	sim_fabric_changed();
 	xa_destroy(&sim->tds);
 }
@@ -257,7 +263,7 @@ static int sim_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct mlx5sp_sim *sim = container_of(nb, struct mlx5sp_sim,
-					      netdev_nb);
+					      roce.netdev_nb);
 	struct net_device *nd = netdev_notifier_info_to_dev(ptr);
 
 	/* a VLAN netdev on ours: the wire's receive hook on it (net.c) */
@@ -298,17 +304,17 @@ int sim_netdev_watch(struct mlx5sp_sim *sim)
 
 	if (!sim->mdev.netdev)
 		return 0;
-	sim->netdev_nb.notifier_call = sim_netdev_event;
-	err = register_netdevice_notifier(&sim->netdev_nb);
+	sim->roce.netdev_nb.notifier_call = sim_netdev_event;
+	err = register_netdevice_notifier(&sim->roce.netdev_nb);
 	if (!err)
-		sim->netdev_nb_registered = true;
+		sim->roce.netdev_nb_registered = true;
 	return err;
 }
 
 void sim_netdev_unwatch(struct mlx5sp_sim *sim)
 {
-	if (!sim->netdev_nb_registered)
+	if (!sim->roce.netdev_nb_registered)
 		return;
-	unregister_netdevice_notifier(&sim->netdev_nb);
-	sim->netdev_nb_registered = false;
+	unregister_netdevice_notifier(&sim->roce.netdev_nb);
+	sim->roce.netdev_nb_registered = false;
 }

@@ -24,7 +24,16 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "buf.h"
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "eq.h"
+#include "mkey.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_INVALID_LKEY	0x100	/* ends a receive WQE's list */
 #define SIM_CQE_GRH		BIT(28)	/* flags_rqpn: GRH present */
@@ -127,7 +136,7 @@ static void sim_rq_error_cqe(struct sim_qp *qp, u8 syndrome, bool to_err,
 		.syndrome = syndrome,
 	};
 
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, false, syndrome);
 	sim_rq_cqe(qp, &ci, idx);
 	if (to_err)

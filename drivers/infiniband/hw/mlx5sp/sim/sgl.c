@@ -6,6 +6,8 @@
  * source pages to the destination pages: no bounce buffer, no allocation.
  */
 
+#include "mkey.h"
+#include "sgl.h"
 #include "sim.h"
 
 #define SIM_MAX_MSG		BIT_ULL(31)

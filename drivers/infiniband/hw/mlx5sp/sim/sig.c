@@ -32,7 +32,11 @@
 #include <linux/unaligned.h>
 #include <net/checksum.h>
 
+#include "mlx5sp_prm.h"
+#include "mlx5sp_sim.h"
+#include "sig.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_MAX_PSV		BIT(20)
 #define SIM_PSV_PER_CMD		4
@@ -1043,11 +1047,11 @@ EXPORT_SYMBOL_IF_KUNIT(sim_sig_end);
 
 bool sim_sig_inject_take(struct mlx5sp_sim *sim, u32 mkey, u16 *kind)
 {
-	struct sim_sig_inject *in = &sim->sig_inject;
+	struct sim_sig_inject *in = &sim->inject.sig;
 	unsigned long flags;
 	bool fire = false;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
 	if (in->nth && (in->any || in->mkey == mkey)) {
 		if (in->nth > 1) {
 			in->nth--;
@@ -1060,7 +1064,7 @@ bool sim_sig_inject_take(struct mlx5sp_sim *sim, u32 mkey, u16 *kind)
 				in->nth = 0;
 		}
 	}
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	return fire;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_inject_take);
@@ -1088,9 +1092,9 @@ int sim_sig_inject_parse(struct mlx5sp_sim *sim, const char *line)
 	int i;
 
 	if (sysfs_streq(line, "off")) {
-		spin_lock_irqsave(&sim->fault_lock, flags);
-		sim->sig_inject.nth = 0;
-		spin_unlock_irqrestore(&sim->fault_lock, flags);
+		spin_lock_irqsave(&sim->inject.lock, flags);
+		sim->inject.sig.nth = 0;
+		spin_unlock_irqrestore(&sim->inject.lock, flags);
 		return 0;
 	}
 	if (sscanf(line, "mkey=any nth=%u kind=%7s", &in.nth, kind) == 2)
@@ -1108,10 +1112,10 @@ int sim_sig_inject_parse(struct mlx5sp_sim *sim, const char *line)
 			in.kind = sim_sig_kinds[i];
 	if (!in.kind)
 		return -EINVAL;
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	in.fired = sim->sig_inject.fired;
-	sim->sig_inject = in;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	in.fired = sim->inject.sig.fired;
+	sim->inject.sig = in;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_sig_inject_parse);
@@ -1124,9 +1128,9 @@ static int sim_sig_inject_show(struct seq_file *m, void *v)
 	const char *kind = "none";
 	int i;
 
-	spin_lock_irqsave(&sim->fault_lock, flags);
-	in = sim->sig_inject;
-	spin_unlock_irqrestore(&sim->fault_lock, flags);
+	spin_lock_irqsave(&sim->inject.lock, flags);
+	in = sim->inject.sig;
+	spin_unlock_irqrestore(&sim->inject.lock, flags);
 	for (i = 0; i < ARRAY_SIZE(sim_sig_kinds); i++)
 		if (in.kind == sim_sig_kinds[i])
 			kind = sim_sig_kind_names[i];

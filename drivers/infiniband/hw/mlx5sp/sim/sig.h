@@ -28,7 +28,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include "mlx5sp_model.h"
+#include "mlx5sp_prm.h"
 
 struct mlx5sp_sim;
 struct dentry;

@@ -47,7 +47,17 @@
 #include <kunit/visibility.h>
 #include <linux/if_vlan.h>
 
+#include "buf.h"
+#include "counters.h"
+#include "cq.h"
+#include "engine.h"
+#include "mkey.h"
+#include "qp.h"
+#include "roce.h"
+#include "sgl.h"
+#include "sig.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_SQ_BUDGET		32	/* WQEs per QP per pass */
 #define SIM_MAX_WQE_BBS		16	/* max_wqe_sz_sq / 64 */
@@ -107,7 +117,7 @@ static void sim_sq_complete(struct sim_qp *qp, const struct sim_wqe *w,
 		.user_index = qp->user_index,
 		.byte_cnt = byte_cnt,
 	};
-	u32 delay = min_t(u32, READ_ONCE(qp->sim->ack_delay_us),
+	u32 delay = min_t(u32, READ_ONCE(qp->sim->knobs.ack_delay_us),
 			  SIM_MAX_ACK_DELAY_US);
 	struct sim_sq_ack *a;
 
@@ -163,7 +173,7 @@ bool sim_sq_acks_write(struct sim_qp *qp, bool all)
 static enum sim_wqe_res sim_sq_error(struct sim_qp *qp,
 				     const struct sim_wqe *w, u8 syndrome)
 {
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, true, syndrome);
 	sim_sq_complete(qp, w, MLX5_CQE_REQ_ERR, syndrome, 0);
 	qp->sq_ci = w->start + w->nbb;
@@ -844,7 +854,7 @@ static void sim_sq_win_fail(struct sim_qp *qp, u8 syndrome)
 {
 	struct sim_wire_wqe *e = sim_sq_win_pop(qp);
 
-	sim_engine_count_err(qp->sim, syndrome);
+	sim_engine_count_err(&qp->sim->estats, syndrome);
 	sim_qcnt_cqe_err(qp, true, syndrome);
 	sim_sq_win_complete(qp, e, MLX5_CQE_REQ_ERR, syndrome, false);
 	sim_qp_set_error(qp);
@@ -1126,7 +1136,7 @@ void sim_sq_sig_error(struct sim_qp *qp)
 	if (!qp->drain_sigerr || qp->sig_draining)
 		return;
 	qp->sig_draining = true;
-	qp->sig_runon_left = READ_ONCE(qp->sim->sig_runon);
+	qp->sig_runon_left = READ_ONCE(qp->sim->knobs.sig_runon);
 	/* the failing WQE itself does not count against the run-on */
 	qp->sig_checked = qp->sq_ci;
 }
@@ -1375,7 +1385,7 @@ bool sim_sq_doorbell(struct mlx5sp_sim *sim, u32 uar, u64 val)
 	__be32 w[2];
 
 	memcpy(w, &val, sizeof(w));
-	if (!READ_ONCE(sim->run_inline) || sim_engine_halted(sim))
+	if (!READ_ONCE(sim->knobs.run_inline) || sim_engine_halted(sim))
 		return false;
 	qp = sim_qp_lookup(sim, be32_to_cpu(w[1]) >> 8);
 	if (!qp || qp->uar != uar || READ_ONCE(qp->state) != MLX5_QP_STATE_RTS)
@@ -1409,7 +1419,7 @@ void sim_sq_answer(struct sim_engine *eng, struct sim_qp *qp,
 
 	spin_lock_bh(&qp->sq_lock);
 	sim_wire_req_rx(eng, qp, pkt);
-	if (READ_ONCE(sim->run_inline) &&
+	if (READ_ONCE(sim->knobs.run_inline) &&
 	    READ_ONCE(qp->state) == MLX5_QP_STATE_RTS)
 		ran = sim_sq_run_here(eng, qp, &kick, &due);
 	spin_unlock_bh(&qp->sq_lock);

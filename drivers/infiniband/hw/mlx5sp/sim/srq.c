@@ -16,7 +16,15 @@
 
 #include <linux/slab.h>
 
+#include "buf.h"
+#include "eq.h"
+#include "limits.h"
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sim.h"
+#include "syndromes.h"
 
 #define SIM_SRQ_MAX_LOG_STRIDE	5	/* log_rq_stride: 512-byte WQEs */
 #define SIM_SRQ_INVALID_LKEY	0x100

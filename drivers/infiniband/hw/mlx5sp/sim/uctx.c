@@ -18,7 +18,11 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "dma.h"
+#include "mlx5sp_prm.h"
 #include "sim.h"
+#include "syndromes.h"
+#include "uctx.h"
 
 #define SIM_UMEM_MAX_PAGES	BIT(20)		/* 4 GiB of 4 KiB pages */
 #define SIM_MAX_REFS		4
@@ -42,11 +46,11 @@ void sim_uctx_init(struct mlx5sp_sim *sim)
 {
 	int i;
 
-	xa_init_flags(&sim->uctxs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sim->umems, XA_FLAGS_ALLOC1);
-	xa_init(&sim->umem_users);
+	xa_init_flags(&sim->devx.uctxs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sim->devx.umems, XA_FLAGS_ALLOC1);
+	xa_init(&sim->devx.umem_users);
 	for (i = 0; i < SIM_OBJ_NR; i++)
-		xa_init(&sim->owner[i]);
+		xa_init(&sim->devx.owner[i]);
 }
 
 /* The HCA's objects are gone (teardown, disable, removal): so are these. */
@@ -56,15 +60,15 @@ void sim_uctx_reset(struct mlx5sp_sim *sim)
 	unsigned long id;
 	int i;
 
-	xa_for_each(&sim->umems, id, um) {
+	xa_for_each(&sim->devx.umems, id, um) {
 		kvfree(um->pa);
 		kfree(um);
 	}
-	xa_destroy(&sim->umems);
-	xa_destroy(&sim->umem_users);
-	xa_destroy(&sim->uctxs);
+	xa_destroy(&sim->devx.umems);
+	xa_destroy(&sim->devx.umem_users);
+	xa_destroy(&sim->devx.uctxs);
 	for (i = 0; i < SIM_OBJ_NR; i++)
-		xa_destroy(&sim->owner[i]);
+		xa_destroy(&sim->devx.owner[i]);
 }
 
 u16 sim_obj_uid(struct mlx5sp_sim *sim, enum sim_obj_type type, u32 id)
@@ -72,11 +76,11 @@ u16 sim_obj_uid(struct mlx5sp_sim *sim, enum sim_obj_type type, u32 id)
 	void *e;
 
 	if (type == SIM_OBJ_UMEM) {
-		struct sim_umem *um = xa_load(&sim->umems, id);
+		struct sim_umem *um = xa_load(&sim->devx.umems, id);
 
 		return um ? um->uid : 0;
 	}
-	e = xa_load(&sim->owner[type], id);
+	e = xa_load(&sim->devx.owner[type], id);
 	return e ? xa_to_value(e) : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sim_obj_uid);
@@ -92,7 +96,7 @@ int sim_cmd_create_uctx(struct sim_cmd *c)
 	if (cap & ~SIM_CAP_GEN(sim, uctx_cap))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_UCTX_BAD_CAP);
-	err = xa_alloc(&sim->uctxs, &uid, xa_mk_value(cap),
+	err = xa_alloc(&sim->devx.uctxs, &uid, xa_mk_value(cap),
 		       XA_LIMIT(1, BIT(SIM_CAP_GEN(sim, log_max_uctx)) - 1),
 		       GFP_KERNEL);
 	if (err == -EBUSY)
@@ -113,10 +117,10 @@ static bool sim_uid_has_objects(struct mlx5sp_sim *sim, u16 uid)
 	int i;
 
 	for (i = 0; i < SIM_OBJ_NR; i++)
-		xa_for_each(&sim->owner[i], id, e)
+		xa_for_each(&sim->devx.owner[i], id, e)
 			if (xa_to_value(e) == uid)
 				return true;
-	xa_for_each(&sim->umems, id, um)
+	xa_for_each(&sim->devx.umems, id, um)
 		if (um->uid == uid)
 			return true;
 	return false;
@@ -127,13 +131,13 @@ int sim_cmd_destroy_uctx(struct sim_cmd *c)
 	struct mlx5sp_sim *sim = c->sim;
 	u16 uid = MLX5_GET(destroy_uctx_in, c->in, uid);
 
-	if (!uid || !xa_load(&sim->uctxs, uid))
+	if (!uid || !xa_load(&sim->devx.uctxs, uid))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_UCTX_NOT_FOUND);
 	if (sim_uid_has_objects(sim, uid))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_UCTX_IN_USE);
-	xa_erase(&sim->uctxs, uid);
+	xa_erase(&sim->devx.uctxs, uid);
 	return 0;
 }
 
@@ -199,7 +203,7 @@ int sim_cmd_create_umem(struct sim_cmd *c)
 	err = sim_umem_read(c, um, umem, nmtt, lps);
 	if (err)
 		goto err_free_pa;
-	err = xa_alloc(&sim->umems, &id, um, XA_LIMIT(1, SIM_UMEM_ID_MASK),
+	err = xa_alloc(&sim->devx.umems, &id, um, XA_LIMIT(1, SIM_UMEM_ID_MASK),
 		       GFP_KERNEL);
 	if (err)
 		goto err_free_pa_nomem;
@@ -229,14 +233,14 @@ int sim_cmd_destroy_umem(struct sim_cmd *c)
 	struct mlx5sp_sim *sim = c->sim;
 	struct sim_umem *um;
 
-	um = xa_load(&sim->umems, id);
+	um = xa_load(&sim->devx.umems, id);
 	if (!um)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_ERR,
 				MLX5SP_SIM_SYND_UMEM_NOT_FOUND);
 	if (um->users)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
 				MLX5SP_SIM_SYND_UMEM_IN_USE);
-	xa_erase(&sim->umems, id);
+	xa_erase(&sim->devx.umems, id);
 	kvfree(um->pa);
 	kfree(um);
 	return 0;
@@ -341,7 +345,7 @@ int sim_uid_admit(struct sim_cmd *c)
 
 	if (!uid)
 		return 0;
-	if (!xa_load(&sim->uctxs, uid))
+	if (!xa_load(&sim->devx.uctxs, uid))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_UID_INVALID);
 	n = sim_uid_refs(c->in, c->opcode, refs);
@@ -432,14 +436,14 @@ static void sim_umem_unuse(struct mlx5sp_sim *sim, enum sim_obj_type t, u32 id)
 	void *e;
 	int i;
 
-	e = xa_erase(&sim->umem_users, key);
+	e = xa_erase(&sim->devx.umem_users, key);
 	if (!e)
 		return;
 	/* up to two umems per object: buffer and doorbell, packed */
 	for (i = 0; i < 2; i++) {
 		u32 uid = (xa_to_value(e) >> (i * 24)) & SIM_UMEM_ID_MASK;
 
-		um = uid ? xa_load(&sim->umems, uid) : NULL;
+		um = uid ? xa_load(&sim->devx.umems, uid) : NULL;
 		if (um && um->users)
 			um->users--;
 	}
@@ -456,25 +460,25 @@ void sim_uid_commit(struct sim_cmd *c, u64 umem_pair)
 	if (c->status)
 		return;
 	if (sim_uid_created(c, &t, &id)) {
-		if (uid && xa_err(xa_store(&sim->owner[t], id, xa_mk_value(uid),
+		if (uid && xa_err(xa_store(&sim->devx.owner[t], id, xa_mk_value(uid),
 					   GFP_KERNEL)))
 			sim_err(sim, "uid %u: object 0x%x not recorded\n", uid,
 				id);
 		if (umem_pair &&
-		    !xa_err(xa_store(&sim->umem_users, (unsigned long)t << 32 | id,
+		    !xa_err(xa_store(&sim->devx.umem_users, (unsigned long)t << 32 | id,
 				     xa_mk_value(umem_pair), GFP_KERNEL))) {
 			struct sim_umem *um;
 			int i;
 
 			for (i = 0; i < 2; i++) {
-				um = xa_load(&sim->umems, (umem_pair >> (i * 24)) &
+				um = xa_load(&sim->devx.umems, (umem_pair >> (i * 24)) &
 					     SIM_UMEM_ID_MASK);
 				if (um)
 					um->users++;
 			}
 		}
 	} else if (sim_uid_destroyed(c, &t, &id)) {
-		xa_erase(&sim->owner[t], id);
+		xa_erase(&sim->devx.owner[t], id);
 		sim_umem_unuse(sim, t, id);
 	}
 }
@@ -483,7 +487,7 @@ void sim_uid_commit(struct sim_cmd *c, u64 umem_pair)
 static struct sim_umem *sim_umem_range(struct sim_cmd *c, u32 id, u64 off,
 				       u64 len, u64 *abs)
 {
-	struct sim_umem *um = xa_load(&c->sim->umems, id);
+	struct sim_umem *um = xa_load(&c->sim->devx.umems, id);
 	u16 uid = MLX5SP_CMD_UID(c->in);
 
 	if (!um || (uid && um->uid != uid)) {

@@ -24,6 +24,10 @@
 
 #include <kunit/visibility.h>
 
+#include "mkey.h"
+#include "mlx5sp_prm.h"
+#include "sgl.h"
+#include "sig.h"
 #include "sim.h"
 
 #define SIM_UMR_HDR	(sizeof(struct mlx5_wqe_ctrl_seg) + \

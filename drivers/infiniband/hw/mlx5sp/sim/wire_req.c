@@ -76,7 +76,12 @@
  * list and placed as it comes, up to the device's max_msg (1 GiB).
  */
 
+#include "counters.h"
+#include "engine.h"
+#include "qp.h"
+#include "sgl.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_ACKREQ_EVERY	16	/* packets between ACK requests */
 

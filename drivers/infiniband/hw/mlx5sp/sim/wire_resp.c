@@ -49,7 +49,15 @@
  * Runs in the engine under rcu_read_lock(), taking the QP's rq_lock.
  */
 
+#include "counters.h"
+#include "engine.h"
+#include "eq.h"
+#include "mkey.h"
+#include "qp.h"
+#include "roce.h"
+#include "sgl.h"
 #include "sim.h"
+#include "wire.h"
 
 static void sim_wire_resp_xmit(struct sim_qp *qp, struct sim_tx_pkt *t,
 			       struct sim_cur *c, u32 len)

@@ -23,6 +23,11 @@
 #include <kunit/visibility.h>
 #include <linux/lcm.h>
 
+#include "cq.h"
+#include "engine.h"
+#include "mkey.h"
+#include "sgl.h"
+#include "sig.h"
 #include "sim.h"
 
 /* The memory domain of a signature key as a byte stream. */

@@ -11,7 +11,12 @@
 #include <linux/module.h>
 
 #include "ib.h"
+#include "sim/buf.h"
+#include "sim/cq.h"
+#include "sim/mlx5sp_sim.h"
 #include "sim/sim.h"
+#include "sim/syndromes.h"
+#include "sim/uctx.h"
 
 /* ---- suite: the general-command allowlist (no device) ------------------- */
 

@@ -30,6 +30,7 @@
 
 #include "ib.h"
 #include "mlx5sp_ulp.h"
+#include "sim/sig.h"
 #include "sim/sim.h"
 #include "kunit_ulp.h"
 
@@ -594,7 +595,7 @@ static void ki_pipeline(struct kunit *test, struct ki *k, u8 runon,
 	bool done;
 
 	KUNIT_ASSERT_NOT_NULL(test, tx);
-	WRITE_ONCE(k->u->sim->sig_runon, runon);
+	WRITE_ONCE(k->u->sim->knobs.sig_runon, runon);
 	ki_dif(&sa.mem, IB_T10DIF_CRC, 0x0a0a, 0x40);
 	sa.wire = sa.mem;
 	ki_fill(k, runon * 7 + grouped);
@@ -732,7 +733,7 @@ static void integrity_pipelining(struct kunit *test)
 	ki_pipeline(test, k, 1, true, inj_a);
 	ki_pipeline(test, k, 6, true, inj_r);
 	ki_more_traffic(test, k);
-	WRITE_ONCE(k->u->sim->sig_runon, 0);
+	WRITE_ONCE(k->u->sim->knobs.sig_runon, 0);
 }
 
 /* ---- errors ------------------------------------------------------------ */

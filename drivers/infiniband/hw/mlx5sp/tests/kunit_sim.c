@@ -15,6 +15,13 @@
 #include <net/ipv6.h>
 
 #include "mlx5sp.h"
+#include "sim/bar.h"
+#include "sim/cq.h"
+#include "sim/engine.h"
+#include "sim/mkey.h"
+#include "sim/mlx5sp_sim.h"
+#include "sim/qp.h"
+#include "sim/sig.h"
 #include "sim/sim.h"
 
 /* ---- suite: encoders and tables (no device) --------------------------- */

@@ -17,7 +17,13 @@
 #include <net/checksum.h>
 
 #include "mlx5sp.h"
+#include "sim/cq.h"
+#include "sim/mkey.h"
+#include "sim/mlx5sp_sim.h"
+#include "sim/sgl.h"
+#include "sim/sig.h"
 #include "sim/sim.h"
+#include "sim/syndromes.h"
 
 static const u8 t_check[] = "123456789";
 
@@ -861,7 +867,7 @@ static struct mlx5sp_sim *t_fake_sim(struct kunit *test)
 	struct mlx5sp_sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, sim);
-	spin_lock_init(&sim->fault_lock);
+	spin_lock_init(&sim->inject.lock);
 	xa_init_flags(&sim->psvs, XA_FLAGS_ALLOC1);
 	return sim;
 }
@@ -897,7 +903,7 @@ static void sig_inject(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sim_sig_inject_take(sim, 0x1234, &kind));
 	KUNIT_EXPECT_EQ(test, kind, SIM_SIG_ERR_APPTAG);
 	KUNIT_EXPECT_FALSE(test, sim_sig_inject_take(sim, 0x1234, &kind));
-	KUNIT_EXPECT_EQ(test, sim->sig_inject.fired, 1);
+	KUNIT_EXPECT_EQ(test, sim->inject.sig.fired, 1);
 
 	/* through sim_sig_begin: good data, an error reported, data intact */
 	t_dif_blocks(src, 2);
@@ -939,7 +945,7 @@ static void sig_inject(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->syndrome, SIM_SIG_ERR_GUARD);
 	KUNIT_EXPECT_EQ(test, memcmp(src, copy, 1040), 0);
 	sim_sig_inject_parse(sim, "off");
-	KUNIT_EXPECT_EQ(test, sim->sig_inject.nth, 0);
+	KUNIT_EXPECT_EQ(test, sim->inject.sig.nth, 0);
 }
 
 /* ---- throughput (reported, not asserted) -------------------------------- */

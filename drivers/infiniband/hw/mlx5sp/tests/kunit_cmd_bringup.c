@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit suites for mlx5sp: the command layer and bring-up/teardown of the
- * driver against the software ConnectX, with each injected fault.
+ * KUnit suites mlx5sp_cmd_codec, mlx5sp_cmd and mlx5sp_bringup: the
+ * command layer and bring-up/teardown of the driver against the software
+ * ConnectX, with each injected fault.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
