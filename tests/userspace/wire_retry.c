@@ -25,6 +25,9 @@
  *	fenced), and as many from B (none fenced: rxe may be B): every
  *	message arrives once, in order, with its own data
  *	(the script puts loss, reordering, duplication on the wire).
+ *	rxe as B gets retry_cnt 6 (it takes 7 as infinite); a WQE of
+ *	rxe's that does not complete while rxe sends and receives nothing
+ *	for 5 s fails at once as rxe's stall (notes-wire-stall.rst).
  *   big-err 1 SIZE  B's responder on messages of SIZE (above 1 MiB: placed
  *	as they come), each on fresh QPs: a SEND into a receive of half
  *	that (A IBV_WC_REM_INV_REQ_ERR, B IBV_WC_LOC_LEN_ERR); a WRITE
@@ -121,6 +124,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
@@ -129,6 +133,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "t10dif.h"
@@ -137,6 +142,13 @@
 #define MAX_STREAM	(16 * 1024 * 1024)	/* beyond 1 MiB: placed as it comes */
 #define MAX_COUNT	4096
 #define WAIT_MS		60000
+/*
+ * rxe's requester stall (notes-wire-stall.rst): an rxe sender with a WQE
+ * outstanding that has sent and received nothing for STALL_MS (75 of its
+ * 67 ms ACK timeouts) will send nothing more
+ */
+#define STALL_MS	5000
+#define RXE_RETRY_CNT	6
 
 struct end {
 	const char *name;
@@ -153,6 +165,7 @@ struct end {
 	union ibv_gid gid;
 	int gid_index;
 	enum ibv_mtu mtu;
+	int pkts_fd[2];		/* rxe's sent_pkts, rcvd_pkts, or -1 */
 };
 
 static struct end a, b;
@@ -175,6 +188,50 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * rxe's counts of the packets it sent and received (rxe_hw_counters.c),
+ * to tell a requester that stopped from one that retransmits or takes a
+ * READ's responses; none on other devices
+ */
+static void rxe_pkts_open(struct end *e)
+{
+	static const char *const names[] = { "sent_pkts", "rcvd_pkts" };
+	char path[128];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+			 e->name, names[i]);
+		e->pkts_fd[i] = open(path, O_RDONLY);
+	}
+}
+
+static int is_rxe(const struct end *e)
+{
+	return e->pkts_fd[0] >= 0 && e->pkts_fd[1] >= 0;
+}
+
+/* What rxe sent and received, or -1 */
+static long long rxe_pkts(const struct end *e)
+{
+	long long sum = 0;
+	char buf[32];
+	ssize_t n;
+	int i;
+
+	if (!is_rxe(e))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		n = pread(e->pkts_fd[i], buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return -1;
+		buf[n] = 0;
+		sum += strtoll(buf, NULL, 10);
+	}
+	return sum;
+}
+
 static void open_end(struct end *e, const char *name, int gid_index,
 		     size_t len)
 {
@@ -191,6 +248,7 @@ static void open_end(struct end *e, const char *name, int gid_index,
 	ibv_free_device_list(list);
 	if (!e->ctx)
 		fatal(name, errno ? errno : ENODEV);
+	rxe_pkts_open(e);
 	e->gid_index = gid_index;
 	if (ibv_query_port(e->ctx, 1, &pa) ||
 	    ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
@@ -533,18 +591,61 @@ static int same(const unsigned char *p, unsigned int msg, unsigned int size,
 }
 
 /*
+ * rxe (6.12) as the requester of a message of several packets stops for
+ * good when the ACK of the message's last PSN comes while it sends the
+ * message again after a timeout (rxe_comp.c: the WQE is not "pending"
+ * then, so the ACK moves the completer's PSN past it without completing
+ * it) and what it sends after that, or the answer to it, is lost: its
+ * PSN is then the completer's, so the retransmit timer is not set again
+ * and a retry is "no point" (whatever retry_cnt), and the WQE waits for
+ * the next one posted. Said as such when @s is rxe and has sent and
+ * received nothing for STALL_MS; the seconds of a guest that did not run
+ * are not counted.
+ */
+static void rxe_stalled(struct end *s, unsigned int id, const char *what,
+			double quiet, double waited)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	if (ibv_query_qp(s->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN, &ia))
+		at.qp_state = -1;
+	check(0, "%s %u from %s: rxe requester stalled: no completion in %.0f ms and no packet sent or received in the last %.0f ms, QP state %d, sq_psn %#x (rxe stall, see Documentation)",
+	      what, id, s->name, waited, quiet, at.qp_state, at.sq_psn);
+}
+
+/*
  * COUNT SENDs from @s to @r, one outstanding at a time on the sender's
  * side (what the receiver gets is checked as it comes).
  */
 /* @s's completion of its WQE @id, successful; said what it was if not. */
 static int stream_wc(struct end *s, unsigned int id, const char *what)
 {
-	double t0 = now_ms();
+	double t0 = now_ms(), t = t0, now, quiet = 0;
+	long long pkts = rxe_pkts(s), n;
 	struct ibv_wc wc;
 
-	if (!poll_one(s, &wc, WAIT_MS)) {
-		check(0, "%s %u from %s: no completion in %.0f ms", what, id,
-		      s->name, now_ms() - t0);
+	while (!poll_one(s, &wc, 100)) {
+		now = now_ms();
+		n = rxe_pkts(s);
+		quiet = n >= 0 && n == pkts ?
+			quiet + (now - t < 200 ? now - t : 200) : 0;
+		pkts = n;
+		t = now;
+		if (quiet >= STALL_MS) {
+			rxe_stalled(s, id, what, quiet, now - t0);
+			return 0;
+		}
+		if (now - t0 >= WAIT_MS) {
+			check(0, "%s %u from %s: no completion in %.0f ms",
+			      what, id, s->name, now - t0);
+			return 0;
+		}
+	}
+	if (wc.status == IBV_WC_RETRY_EXC_ERR && is_rxe(s)) {
+		check(0, "%s %u from %s: rxe requester gave up: IBV_WC_RETRY_EXC_ERR after %.0f ms (%d retransmissions in a row, none answered)",
+		      what, id, s->name, now_ms() - t0, RXE_RETRY_CNT);
 		return 0;
 	}
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != id) {
@@ -625,18 +726,26 @@ static void mode_stream(unsigned int count, unsigned int size)
 {
 	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
 			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	struct qp_params pb = p;
 
-	connect_qps(&p, &p);
+	/* rxe takes retry_cnt 7 as infinite (rxe_comp.c), 6 it counts */
+	if (is_rxe(&b))
+		pb.retry_cnt = RXE_RETRY_CNT;
+	connect_qps(&p, &pb);
+	/* each part on what the one before left: none after a failure */
 	stream_send(&a, &b, count, size, 0);
-	stream_send(&b, &a, count, size, 1);
+	if (!failures)
+		stream_send(&b, &a, count, size, 1);
 	/*
 	 * A's every other READ fenced (the model's starts an empty window,
 	 * placed as it comes), not B's: rxe waits forever to send again a
 	 * fenced READ whose response was lost (its fence check counts the
 	 * READ's own outstanding slot)
 	 */
-	stream_rdma(&a, &b, count, size, 2, 1);
-	stream_rdma(&b, &a, count, size, 3, 0);
+	if (!failures)
+		stream_rdma(&a, &b, count, size, 2, 1);
+	if (!failures)
+		stream_rdma(&b, &a, count, size, 3, 0);
 }
 
 #define WINDOW	32
