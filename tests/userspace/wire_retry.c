@@ -1475,21 +1475,8 @@ static void sig_conf_wr_access(struct mlx5dv_qp_ex *dvqp,
 			       unsigned int nb, uint32_t ref,
 			       unsigned int access)
 {
-	struct mlx5dv_sig_t10dif dif = {
-		.bg_type = MLX5DV_SIG_T10DIF_CRC, .app_tag = SIG_APP_TAG,
-		.ref_tag = ref, .flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP,
-	};
-	struct mlx5dv_sig_block_domain mem = {
-		.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif,
-		.block_size = MLX5DV_BLOCK_SIZE_512,
-	};
-	struct mlx5dv_sig_block_attr sig = {
-		.mem = &mem,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD |
-			      MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
 	struct mlx5dv_mkey_conf_attr conf = {};
+	struct t10dif_sig sig;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)blocks, .lkey = a.mr->lkey,
 		.length = nb * (SIG_BLOCK + SIG_PI),
@@ -1498,7 +1485,8 @@ static void sig_conf_wr_access(struct mlx5dv_qp_ex *dvqp,
 	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, access);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
-	mlx5dv_wr_set_mkey_sig_block(dvqp, &sig);
+	mlx5dv_wr_set_mkey_sig_block(dvqp,
+				     t10dif_sig_mem(&sig, SIG_APP_TAG, ref));
 }
 
 static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
