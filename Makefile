@@ -107,7 +107,8 @@ $(TOP)/.build/tests/load: $(TOP)/tests/userspace/load.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 
 $(TOP)/.build/tests/wire_retry: $(TOP)/tests/userspace/wire_retry.c \
-		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/t10dif.h
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/t10dif.h \
+		$(TOP)/tests/userspace/roce.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lmlx5 -libverbs
 
@@ -127,7 +128,7 @@ $(TOP)/.build/tests/cm_stop: $(TOP)/tests/userspace/cm_stop.c \
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 $(TOP)/.build/tests/peer_gone: $(TOP)/tests/userspace/peer_gone.c \
-		$(TOP)/tests/userspace/check.h
+		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/roce.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -libverbs
 

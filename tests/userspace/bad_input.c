@@ -67,14 +67,6 @@ static void fatal(const char *what)
 	exit(1);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void open_dev(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);

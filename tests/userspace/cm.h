@@ -18,10 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* a loaded debug kernel under TCG: a connect took over 5 s */
 #define CM_WAIT_MS	30000
 
-extern char *program_invocation_short_name;
 
 static inline void __attribute__((noreturn)) die(const char *what, int err)
 {
@@ -30,12 +31,36 @@ static inline void __attribute__((noreturn)) die(const char *what, int err)
 	exit(2);
 }
 
-static inline double now_ms(void)
+/*
+ * A connection's PD, its one CQ of @cqe entries, an MR with @access over
+ * the @len bytes at @mem, and @id's QP as @qa asks, on that CQ; dies on
+ * any failure.
+ */
+static inline void cm_make_qp(struct rdma_cm_id *id,
+			      struct ibv_qp_init_attr *qa, int cqe, void *mem,
+			      size_t len, int access, struct ibv_pd **pd,
+			      struct ibv_cq **cq, struct ibv_mr **mr)
 {
-	struct timespec ts;
+	*pd = ibv_alloc_pd(id->verbs);
+	*cq = *pd ? ibv_create_cq(id->verbs, cqe, NULL, NULL, 0) : NULL;
+	*mr = *cq ? ibv_reg_mr(*pd, mem, len, access) : NULL;
+	if (!*mr)
+		die("PD/CQ/MR", errno);
+	qa->send_cq = *cq;
+	qa->recv_cq = *cq;
+	if (rdma_create_qp(id, *pd, qa))
+		die("rdma_create_qp", errno);
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+/* What cm_make_qp() made, and @id. */
+static inline void cm_free_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+			      struct ibv_cq *cq, struct ibv_mr *mr)
+{
+	rdma_destroy_qp(id);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_id(id);
 }
 
 static inline void addr_of(const char *ip, unsigned short port,
@@ -46,6 +71,29 @@ static inline void addr_of(const char *ip, unsigned short port,
 	sa->sin_port = htons(port);
 	if (inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
 		die(ip, EINVAL);
+}
+
+/*
+ * A target's listening id on @ip:@port, on the event channel it makes
+ * (into @ch); one byte on @ready then tells the parent it listens.
+ */
+static inline struct rdma_cm_id *cm_listen(struct rdma_event_channel **ch,
+					   const char *ip, int port,
+					   int ready)
+{
+	struct rdma_cm_id *listen_id;
+	struct sockaddr_in sa;
+
+	addr_of(ip, port, &sa);
+	*ch = rdma_create_event_channel();
+	if (!*ch || rdma_create_id(*ch, &listen_id, NULL, RDMA_PS_TCP))
+		die("rdma_create_id", errno);
+	if (rdma_bind_addr(listen_id, (struct sockaddr *)&sa) ||
+	    rdma_listen(listen_id, 4))
+		die("rdma_bind_addr/listen", errno);
+	if (write(ready, "r", 1) != 1)
+		die("write", errno);
+	return listen_id;
 }
 
 /* The next CM event within @ms, or NULL; the caller acks it. */

@@ -80,27 +80,14 @@ static void setup(struct conn *c, int q)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 4 * q + 8, NULL, NULL,
-				      0) : NULL;
-	c->mr = c->cq ? ibv_reg_mr(c->pd, &c->mem, sizeof(c->mem),
-				   IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE) : NULL;
-	if (!c->mr)
-		die("PD/CQ/MR", errno);
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
-	if (rdma_create_qp(c->id, c->pd, &qa))
-		die("rdma_create_qp", errno);
+	cm_make_qp(c->id, &qa, 4 * q + 8, &c->mem, sizeof(c->mem),
+		   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &c->pd,
+		   &c->cq, &c->mr);
 }
 
 static void teardown(struct conn *c)
 {
-	rdma_destroy_qp(c->id);
-	ibv_dereg_mr(c->mr);
-	ibv_destroy_cq(c->cq);
-	ibv_dealloc_pd(c->pd);
-	rdma_destroy_id(c->id);
+	cm_free_qp(c->id, c->pd, c->cq, c->mr);
 }
 
 static void post_recv(struct conn *c, void *buf, uint32_t len, uint64_t id)
@@ -252,19 +239,11 @@ static int serve_one(struct rdma_event_channel *ch, int run, int q)
 
 static int target(const char *ip, int runs, int q, int ready)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
-	struct sockaddr_in sa;
 	int run, deaths = 0;
 
-	addr_of(ip, port, &sa);
-	if (!ch || rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id", errno);
-	if (rdma_bind_addr(listen_id, (struct sockaddr *)&sa) ||
-	    rdma_listen(listen_id, 4))
-		die("rdma_bind_addr/listen", errno);
-	if (write(ready, "r", 1) != 1)
-		die("write", errno);
+	listen_id = cm_listen(&ch, ip, port, ready);
 	for (run = 0; run < runs; run++)
 		deaths += serve_one(ch, run, q);
 	rdma_destroy_id(listen_id);

@@ -56,47 +56,22 @@ static const char *const how_name[HOW_NR] = {
 
 static struct end snd, rcv;
 
-static void fatal(const char *what, int err)
-{
-	fprintf(stderr, "last_send: %s: %s\n", what, strerror(err));
-	printf("%d passed, %d failed\n", passes, failures + 1);
-	exit(1);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void open_end(struct end *e, const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		fatal("ibv_get_device_list", errno);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			e->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!e->ctx)
-		fatal(name, errno ? errno : ENODEV);
+	e->ctx = open_dev_by_name(name);
 	e->gid_index = roce_port_gid(e->ctx, &e->gid, &e->mtu);
 	if (e->gid_index < 0)
-		fatal("no GID", ENOENT);
+		fatal_err("no GID", ENOENT);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 4 * MAX_MSG, NULL, NULL, 0);
 	if (!e->pd || !e->cq)
-		fatal("ibv_alloc_pd/ibv_create_cq", errno);
+		fatal_err("ibv_alloc_pd/ibv_create_cq", errno);
 	if (posix_memalign((void **)&e->buf, 4096, BUF_SIZE))
-		fatal("posix_memalign", ENOMEM);
+		fatal_err("posix_memalign", ENOMEM);
 	memset(e->buf, 0, BUF_SIZE);
 	e->mr = ibv_reg_mr(e->pd, e->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr)
-		fatal("ibv_reg_mr", errno);
+		fatal_err("ibv_reg_mr", errno);
 }
 
 static int modify(struct end *e, enum ibv_qp_state state, struct end *peer)
@@ -150,7 +125,7 @@ static void create_qp(struct end *e)
 
 	e->qp = ibv_create_qp(e->pd, &ia);
 	if (!e->qp)
-		fatal("ibv_create_qp", errno);
+		fatal_err("ibv_create_qp", errno);
 }
 
 static void connect_qps(void)
@@ -169,15 +144,15 @@ static void connect_qps(void)
 	if (!errno)
 		errno = modify(&rcv, IBV_QPS_RTS, NULL);
 	if (errno)
-		fatal("connect", errno);
+		fatal_err("connect", errno);
 }
 
 static void destroy_qps(void)
 {
 	if (snd.qp && ibv_destroy_qp(snd.qp))
-		fatal("ibv_destroy_qp", errno);
+		fatal_err("ibv_destroy_qp", errno);
 	if (ibv_destroy_qp(rcv.qp))
-		fatal("ibv_destroy_qp", errno);
+		fatal_err("ibv_destroy_qp", errno);
 	snd.qp = NULL;
 	rcv.qp = NULL;
 }
@@ -200,7 +175,7 @@ static void post_recvs(int n)
 		wr.wr_id = 1000 + i;
 		errno = ibv_post_recv(rcv.qp, &wr, &bad);
 		if (errno)
-			fatal("ibv_post_recv", errno);
+			fatal_err("ibv_post_recv", errno);
 	}
 }
 
@@ -225,13 +200,13 @@ static void post_sends(int round, int n)
 		if (bf) {
 			errno = ibv_post_send(snd.qp, &wr[i], &bad);
 			if (errno)
-				fatal("ibv_post_send", errno);
+				fatal_err("ibv_post_send", errno);
 		}
 	}
 	if (!bf) {
 		errno = ibv_post_send(snd.qp, wr, &bad);
 		if (errno)
-			fatal("ibv_post_send", errno);
+			fatal_err("ibv_post_send", errno);
 	}
 }
 
@@ -263,7 +238,7 @@ static int poll_good(struct ibv_cq *cq, int n, int *bad)
 	while (good + *bad < n && now_ms() < end) {
 		r = ibv_poll_cq(cq, 1, &wc);
 		if (r < 0)
-			fatal("ibv_poll_cq", EIO);
+			fatal_err("ibv_poll_cq", EIO);
 		if (!r)
 			continue;
 		if (wc.status == IBV_WC_SUCCESS)
@@ -303,7 +278,7 @@ static int round_ok(enum how how, int round)
 	post_sends(round, n);
 	errno = move(how);
 	if (errno)
-		fatal(how_name[how], errno);
+		fatal_err(how_name[how], errno);
 	got = poll_good(rcv.cq, n, &bad);
 	if (how == HOW_ERR || how == HOW_SQD)
 		sent = poll_good(snd.cq, n, &sbad);

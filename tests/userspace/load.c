@@ -139,14 +139,6 @@ static struct {
 static struct report *rep;	/* this process's */
 static struct pair pairs[MAX_PAIRS];
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* The process stops at its first failure, saying why. */
 static void __attribute__((noreturn, format(printf, 1, 2)))
 fail(const char *fmt, ...)

@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "roce.h"
 
 #define BUF	256
 #define WARM_MS	30000
@@ -66,44 +67,19 @@ static const double rnr_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static void __attribute__((noreturn)) fatal(const char *what, int err)
-{
-	fprintf(stderr, "peer_gone: %s: %s\n", what, strerror(err));
-	printf("%d passed, %d failed\n", passes, failures + 1);
-	exit(1);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void open_end(struct end *e, const char *name, int gid_index)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		fatal("ibv_get_device_list", errno);
 	e->name = name;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			e->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!e->ctx)
-		fatal(name, errno ? errno : ENODEV);
+	e->ctx = open_dev_by_name(name);
 	e->gid_index = gid_index;
 	if (ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
-		fatal("ibv_query_gid", errno);
+		fatal_err("ibv_query_gid", errno);
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = e->pd ? ibv_create_cq(e->ctx, 64, NULL, NULL, 0) : NULL;
 	e->mr = e->cq ? ibv_reg_mr(e->pd, e->buf, BUF,
 				   IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!e->mr)
-		fatal("PD/CQ/MR", errno);
+		fatal_err("PD/CQ/MR", errno);
 }
 
 static void close_end(struct end *e)
@@ -128,47 +104,24 @@ static void create_qp(struct end *e)
 
 	e->qp = ibv_create_qp(e->pd, &ia);
 	if (!e->qp)
-		fatal("ibv_create_qp", errno);
+		fatal_err("ibv_create_qp", errno);
 }
 
 static void to_rts(struct end *e, struct end *peer, int timeout,
 		   int retry_cnt, int rnr_retry, int min_rnr_timer)
 {
-	struct ibv_qp_attr at = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	const struct rc_attrs at = {
+		.timeout = timeout, .retry_cnt = retry_cnt,
+		.rnr_retry = rnr_retry, .min_rnr_timer = min_rnr_timer,
+		.rd_atomic = 1, .psn = 0x42, .access = IBV_ACCESS_LOCAL_WRITE,
 	};
+	const char *step;
+	int err;
 
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		fatal("INIT", errno);
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_1024;
-	at.dest_qp_num = peer->qp->qp_num;
-	at.rq_psn = 0x42;
-	at.max_dest_rd_atomic = 1;
-	at.min_rnr_timer = min_rnr_timer;
-	at.ah_attr.is_global = 1;
-	at.ah_attr.grh.dgid = peer->gid;
-	at.ah_attr.grh.sgid_index = e->gid_index;
-	at.ah_attr.grh.hop_limit = 64;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		fatal("RTR", errno);
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.timeout = timeout;
-	at.retry_cnt = retry_cnt;
-	at.rnr_retry = rnr_retry;
-	at.sq_psn = 0x42;
-	at.max_rd_atomic = 1;
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		fatal("RTS", errno);
+	err = rc_to_rts(e->qp, &at, peer->qp->qp_num, &peer->gid,
+			e->gid_index, &step);
+	if (err)
+		fatal_err(step, err);
 }
 
 static void post_recv(struct end *e)
@@ -179,7 +132,7 @@ static void post_recv(struct end *e)
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(e->qp, &wr, &bad))
-		fatal("ibv_post_recv", errno);
+		fatal_err("ibv_post_recv", errno);
 }
 
 static void post_send(struct end *e)
@@ -191,7 +144,7 @@ static void post_send(struct end *e)
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 	if (ibv_post_send(e->qp, &wr, &bad))
-		fatal("ibv_post_send", errno);
+		fatal_err("ibv_post_send", errno);
 }
 
 /* One completion of @e within @ms: 1, or 0 on none. */
@@ -203,7 +156,7 @@ static int poll_one(struct end *e, struct ibv_wc *wc, double ms)
 	do {
 		n = ibv_poll_cq(e->cq, 1, wc);
 		if (n < 0)
-			fatal("ibv_poll_cq", EIO);
+			fatal_err("ibv_poll_cq", EIO);
 		if (n)
 			return 1;
 	} while (now_ms() < end);
@@ -234,9 +187,9 @@ static void pair_up(int timeout, int retry_cnt, int rnr_retry, int b_rnr)
 		struct end *e = i ? &b : &a;
 
 		if (!poll_one(e, &wc, WARM_MS))
-			fatal("the first SEND: no completion", ETIMEDOUT);
+			fatal_err("the first SEND: no completion", ETIMEDOUT);
 		if (wc.status != IBV_WC_SUCCESS)
-			fatal(ibv_wc_status_str(wc.status), EIO);
+			fatal_err(ibv_wc_status_str(wc.status), EIO);
 	}
 }
 
@@ -255,7 +208,7 @@ static void set_state(struct end *e, enum ibv_qp_state s)
 	struct ibv_qp_attr at = { .qp_state = s };
 
 	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE))
-		fatal("ibv_modify_qp", errno);
+		fatal_err("ibv_modify_qp", errno);
 }
 
 static void row(const char *how, int timeout, int retry_cnt, int rnr_retry,
@@ -299,7 +252,7 @@ static void row_lost(const char *how, int timeout, int retry_cnt,
 		if (!strcmp(how, "devdel-closed"))
 			close_end(&b);
 		if (!cmd || system(cmd))
-			fatal(cmd ? cmd : "devdel: no command", EIO);
+			fatal_err(cmd ? cmd : "devdel: no command", EIO);
 		b.qp = NULL;
 		b.ctx = NULL;
 	}
@@ -389,7 +342,7 @@ int main(int argc, char **argv)
 	open_end(&a, argv[2], atoi(argv[3]));
 	open_end(&b, argv[4], atoi(argv[5]));
 	if (ibv_query_device(a.ctx, &da))
-		fatal("ibv_query_device", errno);
+		fatal_err("ibv_query_device", errno);
 	printf("%s: requester %s (local_ca_ack_delay %d), peer %s\n", path,
 	       a.name, da.local_ca_ack_delay, b.name);
 	printf("row %-11s %-14s %7s %9s %9s %9s %11s %11s %11s  %s\n", "path",
@@ -400,7 +353,7 @@ int main(int argc, char **argv)
 		x = y = 0;
 		if (sscanf(argv[i], "%31[^:]:%d:%d:%255[^\n]", how, &x, &y,
 			   cmd) < 2)
-			fatal(argv[i], EINVAL);
+			fatal_err(argv[i], EINVAL);
 		if (!strcmp(how, "rnr"))
 			row_rnr(x, y);
 		else if (!strcmp(how, "rnrinf"))
@@ -408,7 +361,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(how, "inf"))
 			row_inf();
 		else if (x < 1 || x > 20 || y < 0 || y > 7)
-			fatal(argv[i], EINVAL);
+			fatal_err(argv[i], EINVAL);
 		else
 			row_lost(how, x, y, cmd[0] ? cmd : NULL);
 	}

@@ -71,13 +71,6 @@ static union ibv_gid gid;
 static enum ibv_mtu mtu;
 static int gid_index;
 
-static void fatal(const char *what, int err)
-{
-	fprintf(stderr, "pipe_heap: %s: %s\n", what, strerror(err));
-	printf("%d passed, %d failed\n", passes, failures + 1);
-	exit(1);
-}
-
 /* @n chunks of @size filled with 32-bit words of STALE, then freed. */
 static void poison(size_t size, unsigned int n)
 {
@@ -87,7 +80,7 @@ static void poison(size_t size, unsigned int n)
 	for (i = 0; i < n; i++) {
 		p[i] = malloc(size);
 		if (!p[i])
-			fatal("malloc", ENOMEM);
+			fatal_err("malloc", ENOMEM);
 		for (j = 0; j < size / sizeof(*p[i]); j++)
 			p[i][j] = STALE;
 	}
@@ -175,37 +168,37 @@ static void setup(const char *name, unsigned int send_wrs)
 	if (list)
 		ibv_free_device_list(list);
 	if (!ctx)
-		fatal(name, errno ? errno : ENODEV);
+		fatal_err(name, errno ? errno : ENODEV);
 	gid_index = roce_port_gid(ctx, &gid, &mtu);
 	if (gid_index < 0)
-		fatal("no GID", ENOENT);
+		fatal_err("no GID", ENOENT);
 	pd = ibv_alloc_pd(ctx);
 	tcq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	icq = tcq ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	if (!icq || posix_memalign((void **)&m, 4096, sizeof(*m)))
-		fatal("PD/CQs/memory", errno);
+		fatal_err("PD/CQs/memory", errno);
 	memset(m, 0, sizeof(*m));
 	mr = ibv_reg_mr(pd, m, sizeof(*m), IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE);
 	if (!mr)
-		fatal("ibv_reg_mr", errno);
+		fatal_err("ibv_reg_mr", errno);
 	ia.send_cq = ia.recv_cq = icq;
 	iqp = ibv_create_qp(pd, &ia);
 	if (!iqp)
-		fatal("ibv_create_qp", errno);
+		fatal_err("ibv_create_qp", errno);
 
 	poison_heap();
 	qa.pd = pd;
 	qa.send_cq = qa.recv_cq = tcq;
 	tqp = mlx5sp_create_qp(ctx, &qa, &dqa);
 	if (!tqp)
-		fatal("mlx5sp_create_qp", errno);
+		fatal_err("mlx5sp_create_qp", errno);
 	if (send_wrs < 128) {
 		struct mlx5dv_qp dvqp = {};
 		struct mlx5dv_obj obj = { .qp = { .in = tqp, .out = &dvqp } };
 
 		if (mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP))
-			fatal("mlx5dv_init_obj", EINVAL);
+			fatal_err("mlx5dv_init_obj", EINVAL);
 		check(dvqp.sq.wqe_cnt >= 512 && qa.cap.max_send_wr >= send_wrs,
 		      "a small ring made deeper: %u WRs asked, %u given, %u basic blocks",
 		      send_wrs, qa.cap.max_send_wr, dvqp.sq.wqe_cnt);
@@ -215,12 +208,12 @@ static void setup(const char *name, unsigned int send_wrs)
 	    modify(tqp, IBV_QPS_RTR, iqp->qp_num) ||
 	    modify(iqp, IBV_QPS_RTR, tqp->qp_num) ||
 	    modify(tqp, IBV_QPS_RTS, 0) || modify(iqp, IBV_QPS_RTS, 0))
-		fatal("connect", errno);
+		fatal_err("connect", errno);
 	ma.pd = pd;
 	for (i = 0; i < 2; i++) {
 		mkey[i] = mlx5dv_create_mkey(&ma);
 		if (!mkey[i])
-			fatal("mlx5dv_create_mkey", errno);
+			fatal_err("mlx5dv_create_mkey", errno);
 	}
 	for (i = 0; i < 2; i++) {
 		struct ibv_sge sge = { (uintptr_t)m->resp[i], RESP_LEN,
@@ -229,7 +222,7 @@ static void setup(const char *name, unsigned int send_wrs)
 					  .num_sge = 1 }, *bad;
 
 		if (ibv_post_recv(iqp, &wr, &bad))
-			fatal("ibv_post_recv", EIO);
+			fatal_err("ibv_post_recv", EIO);
 	}
 }
 
@@ -257,14 +250,6 @@ static void post_txn(struct ibv_qp_ex *qpx, int i, uint64_t resp_wr_id)
 	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE | IBV_SEND_INLINE;
 	ibv_wr_send(qpx);
 	ibv_wr_set_inline_data(qpx, resp, RESP_LEN);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 int main(int argc, char **argv)
@@ -297,23 +282,23 @@ int main(int argc, char **argv)
 	pa.send_cq = tcq;
 	pipe = mlx5sp_pipe_create(&pa);
 	if (!pipe)
-		fatal("mlx5sp_pipe_create", errno);
+		fatal_err("mlx5sp_pipe_create", errno);
 	qpx = ibv_qp_to_qp_ex(tqp);
 	ibv_wr_start(qpx);
 	for (i = 0; i < 2; i++) {
 		txn[i].sig_mkey = mkey[i];
 		if (mlx5sp_txn_open(pipe, &txn[i]))
-			fatal("mlx5sp_txn_open", EINVAL);
+			fatal_err("mlx5sp_txn_open", EINVAL);
 		post_txn(qpx, i, txn[i].resp_wr_id);
 	}
 	if (ibv_wr_complete(qpx))
-		fatal("ibv_wr_complete", EIO);
+		fatal_err("ibv_wr_complete", EIO);
 
 	/* SQ_DRAINED, then libmlx5sp's procedure */
 	pfd.fd = ctx->async_fd;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, 10000) != 1 || ibv_get_async_event(ctx, &ev))
-		fatal("no async event", ETIMEDOUT);
+		fatal_err("no async event", ETIMEDOUT);
 	if (ev.event_type == IBV_EVENT_SQ_DRAINED)
 		ret = mlx5sp_pipe_event(pipe, &ev);
 	else
@@ -327,7 +312,7 @@ int main(int argc, char **argv)
 	      "A: signature error (guard), its response canceled (%d canceled)",
 	      txn[0].canceled);
 	if (ibv_query_qp(tqp, &qattr, IBV_QP_STATE, &qia))
-		fatal("ibv_query_qp", errno);
+		fatal_err("ibv_query_qp", errno);
 	check(qattr.qp_state == IBV_QPS_RTS, "QP back in RTS (state %d)",
 	      qattr.qp_state);
 

@@ -79,14 +79,6 @@ static void fatal(const char *what, int err)
 	exit(1);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- protection information, computed here ----------------------------- */
 
 static uint16_t t10dif_tab[256];

@@ -137,6 +137,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "roce.h"
 #include "t10dif.h"
 
 #define MAX_SIZE	(64 * 1024)
@@ -173,21 +174,6 @@ static struct end a, b;
 static unsigned int nrecv;	/* stream: messages each way */
 static unsigned int sq_depth = 16;	/* max_send_wr */
 static int rd_atomic = 1;	/* max_rd_atomic, max_dest_rd_atomic */
-
-static void fatal(const char *what, int err)
-{
-	fprintf(stderr, "wire_retry: %s: %s\n", what, strerror(err));
-	printf("%d passed, %d failed\n", passes, failures + 1);
-	exit(1);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /*
  * rxe's counts of the packets it sent and received (rxe_hw_counters.c),
@@ -236,44 +222,35 @@ static long long rxe_pkts(const struct end *e)
 static void open_end(struct end *e, const char *name, int gid_index,
 		     size_t len)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr pa;
-	int i;
 
-	if (!list)
-		fatal("ibv_get_device_list", errno);
 	e->name = name;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			e->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!e->ctx)
-		fatal(name, errno ? errno : ENODEV);
+	e->ctx = open_dev_by_name(name);
 	rxe_pkts_open(e);
 	e->gid_index = gid_index;
 	if (ibv_query_port(e->ctx, 1, &pa) ||
 	    ibv_query_gid(e->ctx, 1, gid_index, &e->gid))
-		fatal("ibv_query_port/gid", errno);
+		fatal_err("ibv_query_port/gid", errno);
 	e->mtu = pa.active_mtu;
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 2 * nrecv + 32, NULL, NULL, 0);
 	if (!e->pd || !e->cq)
-		fatal("ibv_alloc_pd/ibv_create_cq", errno);
+		fatal_err("ibv_alloc_pd/ibv_create_cq", errno);
 	e->buf_len = len;
 	if (posix_memalign((void **)&e->buf, 4096, 2 * len))
-		fatal("posix_memalign", ENOMEM);
+		fatal_err("posix_memalign", ENOMEM);
 	e->src = e->buf + len;
 	memset(e->buf, 0, 2 * len);
 	e->mr = ibv_reg_mr(e->pd, e->buf, 2 * len,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!e->mr)
-		fatal("ibv_reg_mr", errno);
+		fatal_err("ibv_reg_mr", errno);
 	e->mr_na = ibv_reg_mr(e->pd, e->buf, 2 * len,
 			      IBV_ACCESS_LOCAL_WRITE |
 			      IBV_ACCESS_REMOTE_READ);
 	if (!e->mr_na)
-		fatal("ibv_reg_mr", errno);
+		fatal_err("ibv_reg_mr", errno);
 }
 
 static void create_qp(struct end *e)
@@ -289,7 +266,7 @@ static void create_qp(struct end *e)
 
 	e->qp = ibv_create_qp(e->pd, &ia);
 	if (!e->qp)
-		fatal("ibv_create_qp", errno);
+		fatal_err("ibv_create_qp", errno);
 }
 
 struct qp_params {
@@ -299,43 +276,20 @@ struct qp_params {
 static void connect_one(struct end *e, struct end *peer,
 			const struct qp_params *p)
 {
-	struct ibv_qp_attr at;
+	const struct rc_attrs at = {
+		.timeout = p->timeout, .retry_cnt = p->retry_cnt,
+		.rnr_retry = p->rnr_retry, .min_rnr_timer = p->min_rnr_timer,
+		.rd_atomic = rd_atomic, .psn = 0x123,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	const char *step;
+	int err;
 
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_INIT;
-	at.port_num = 1;
-	at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		fatal("INIT", errno);
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_1024;
-	at.dest_qp_num = peer->qp->qp_num;
-	at.rq_psn = 0x123;
-	at.max_dest_rd_atomic = rd_atomic;
-	at.min_rnr_timer = p->min_rnr_timer;
-	at.ah_attr.is_global = 1;
-	at.ah_attr.grh.dgid = peer->gid;
-	at.ah_attr.grh.sgid_index = e->gid_index;
-	at.ah_attr.grh.hop_limit = 64;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		fatal("RTR", errno);
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.timeout = p->timeout;
-	at.retry_cnt = p->retry_cnt;
-	at.rnr_retry = p->rnr_retry;
-	at.sq_psn = 0x123;
-	at.max_rd_atomic = rd_atomic;
-	if (ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		fatal("RTS", errno);
+	err = rc_to_rts(e->qp, &at, peer->qp->qp_num, &peer->gid,
+			e->gid_index, &step);
+	if (err)
+		fatal_err(step, err);
 }
 
 static void connect_qps(const struct qp_params *pa, const struct qp_params *pb)
@@ -356,7 +310,7 @@ static int poll_one(struct end *e, struct ibv_wc *wc, double wait_ms)
 	for (;;) {
 		n = ibv_poll_cq(e->cq, 1, wc);
 		if (n < 0)
-			fatal("ibv_poll_cq", EIO);
+			fatal_err("ibv_poll_cq", EIO);
 		if (n)
 			return 1;
 		if (now_ms() >= end)
@@ -378,7 +332,7 @@ static void post_recv(struct end *e, uint64_t id, void *addr, uint32_t len)
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(e->qp, &wr, &bad))
-		fatal("ibv_post_recv", errno);
+		fatal_err("ibv_post_recv", errno);
 }
 
 static void post_srq_recv(struct end *e, uint64_t id, void *addr,
@@ -390,7 +344,7 @@ static void post_srq_recv(struct end *e, uint64_t id, void *addr,
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_srq_recv(e->srq, &wr, &bad))
-		fatal("ibv_post_srq_recv", errno);
+		fatal_err("ibv_post_srq_recv", errno);
 }
 
 /* A signalled WR with @flags (IBV_SEND_FENCE) besides. */
@@ -409,7 +363,7 @@ static void post_send_flags(struct end *e, enum ibv_wr_opcode op,
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	if (ibv_post_send(e->qp, &wr, &bad))
-		fatal("ibv_post_send", errno);
+		fatal_err("ibv_post_send", errno);
 }
 
 static void post_send(struct end *e, enum ibv_wr_opcode op, uint64_t id,
@@ -424,7 +378,7 @@ static int qp_state(struct end *e)
 	struct ibv_qp_attr at;
 
 	if (ibv_query_qp(e->qp, &at, IBV_QP_STATE, &ia))
-		fatal("ibv_query_qp", errno);
+		fatal_err("ibv_query_qp", errno);
 	return at.qp_state;
 }
 
@@ -462,7 +416,7 @@ static long long wire_counter(const char *name)
 	long long v, r = -1;
 
 	if (!f)
-		fatal(wire_file, errno);
+		fatal_err(wire_file, errno);
 	while (fscanf(f, "%63s %lld", k, &v) == 2)
 		if (!strcmp(k, name))
 			r = v;
@@ -526,7 +480,7 @@ static void mode_retry(int timeout, int retry_cnt)
 	send_ok("retry");
 	/* the peer vanishes: rxe drops what comes for a QPN it has not */
 	if (ibv_destroy_qp(b.qp))
-		fatal("ibv_destroy_qp", errno);
+		fatal_err("ibv_destroy_qp", errno);
 	b.qp = NULL;
 	t = send_fails(IBV_WC_RETRY_EXC_ERR, "retry");
 	lo = (retry_cnt + 1) * one;
@@ -930,7 +884,7 @@ static int sq_drained(struct end *e)
 		if (poll(&pfd, 1, t > 0 ? t : 0) <= 0)
 			continue;
 		if (ibv_get_async_event(e->ctx, &ev))
-			fatal("ibv_get_async_event", errno);
+			fatal_err("ibv_get_async_event", errno);
 		got = ev.event_type == IBV_EVENT_SQ_DRAINED &&
 		      ev.element.qp == e->qp;
 		ibv_ack_async_event(&ev);
@@ -996,7 +950,7 @@ static void mode_sqd(unsigned int count, unsigned int size)
 	at.qp_state = IBV_QPS_SQD;
 	at.en_sqd_async_notify = 1;
 	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
-		fatal("RTS2SQD", errno);
+		fatal_err("RTS2SQD", errno);
 	if (!sq_drained(&a)) {
 		check(0, "sqd: no SQ_DRAINED from %s", a.name);
 		return;
@@ -1016,7 +970,7 @@ static void mode_sqd(unsigned int count, unsigned int size)
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_RTS;
 	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
-		fatal("SQD2RTS", errno);
+		fatal_err("SQD2RTS", errno);
 	fill(a.src, count, size, 6);
 	post_send(&a, IBV_WR_SEND, count, a.src, size, 0, 0);
 	check(window_done(&a, count, 1, "SEND") && poll_one(&b, &wc, WAIT_MS) &&
@@ -1048,9 +1002,9 @@ static int want_wc(struct end *s, uint64_t id, enum ibv_wc_status st,
 static void fresh_qps(const struct qp_params *p)
 {
 	if (a.qp && ibv_destroy_qp(a.qp))
-		fatal("ibv_destroy_qp", errno);
+		fatal_err("ibv_destroy_qp", errno);
 	if (b.qp && ibv_destroy_qp(b.qp))
-		fatal("ibv_destroy_qp", errno);
+		fatal_err("ibv_destroy_qp", errno);
 	while (ibv_poll_cq(a.cq, 1, &(struct ibv_wc){}) > 0)
 		;
 	while (ibv_poll_cq(b.cq, 1, &(struct ibv_wc){}) > 0)
@@ -1115,7 +1069,7 @@ static void mode_big_err(unsigned int size)
 	wr.wr.rdma.rkey = b.mr->rkey;
 	t0 = now_ms();
 	if (ibv_post_send(a.qp, &wr, &bad_wr))
-		fatal("ibv_post_send", errno);
+		fatal_err("ibv_post_send", errno);
 	while (now_ms() < t0 + 200)
 		;
 	post_recv(&b, 5, b.src, 16);
@@ -1131,7 +1085,7 @@ static void mode_big_err(unsigned int size)
 	b.srq = ibv_create_srq(b.pd, &(struct ibv_srq_init_attr){
 				       .attr = { .max_wr = 4, .max_sge = 1 } });
 	if (!b.srq)
-		fatal("ibv_create_srq", errno);
+		fatal_err("ibv_create_srq", errno);
 	fresh_qps(&p);
 	memset(b.buf, 0, 2 * b.buf_len);
 	fill(a.src, 2, size, 9);
@@ -1165,7 +1119,7 @@ static void mode_big_flush(unsigned int size)
 	b.srq = ibv_create_srq(b.pd, &(struct ibv_srq_init_attr){
 				       .attr = { .max_wr = 4, .max_sge = 1 } });
 	if (!b.srq)
-		fatal("ibv_create_srq", errno);
+		fatal_err("ibv_create_srq", errno);
 	create_qp(&a);
 	create_qp(&b);
 	connect_one(&a, &b, &pa);
@@ -1178,7 +1132,7 @@ static void mode_big_flush(unsigned int size)
 	while (now_ms() < t0 + 500)
 		;
 	if (ibv_modify_qp(b.qp, &at, IBV_QP_STATE))
-		fatal("2ERR", errno);
+		fatal_err("2ERR", errno);
 	got = poll_one(&b, &wc, WAIT_MS);
 	flushed = got && wc.wr_id == 20 && wc.status == IBV_WC_WR_FLUSH_ERR;
 	if (!got)
@@ -1266,7 +1220,7 @@ static void mode_window_flush(unsigned int count, unsigned int size)
 	window_recvs(0, count, size);
 	window_sends(count, size, 9);
 	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
-		fatal("2ERR", errno);
+		fatal_err("2ERR", errno);
 	for (i = 0; i < count; i++) {
 		if (!poll_one(&a, &wc, WAIT_MS)) {
 			order = 0;
@@ -1308,7 +1262,7 @@ static void post_atomic(struct end *e, enum ibv_wr_opcode op, uint64_t id,
 		wr.wr.atomic.compare_add = add_swap;
 	}
 	if (ibv_post_send(e->qp, &wr, &bad))
-		fatal("ibv_post_send (atomic)", errno);
+		fatal_err("ibv_post_send (atomic)", errno);
 }
 
 /* One atomic's completion on @s: its status and opcode checked. */
@@ -1345,7 +1299,7 @@ static void atomic_run(struct end *s, struct end *r, unsigned int count,
 	double t0 = now_ms();
 
 	if (!seen)
-		fatal("calloc", ENOMEM);
+		fatal_err("calloc", ENOMEM);
 	*ctr = 0;
 	memset(res, 0xff, (size_t)count * 8);
 	while (done < count) {
@@ -1462,7 +1416,7 @@ static void create_sig_qp(struct end *e)
 
 	e->qp = mlx5dv_create_qp(e->ctx, &ia, &dqa);
 	if (!e->qp)
-		fatal("mlx5dv_create_qp", errno);
+		fatal_err("mlx5dv_create_qp", errno);
 }
 
 /*
@@ -1519,7 +1473,7 @@ static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 		ibv_wr_rdma_write(qpx, b.mr->rkey, (uintptr_t)b.buf);
 	ibv_wr_set_sge(qpx, mkey->lkey, 0, nb * SIG_BLOCK);
 	if (ibv_wr_complete(qpx))
-		fatal("ibv_wr_complete (MKEY configure + RDMA)", errno);
+		fatal_err("ibv_wr_complete (MKEY configure + RDMA)", errno);
 }
 
 /* The data WQE @id of sig_post completed well, and the MKEY saw no error. */
@@ -1625,7 +1579,7 @@ static struct mlx5dv_mkey *sig_setup(unsigned int size)
 	ma.pd = a.pd;
 	mkey = mlx5dv_create_mkey(&ma);
 	if (!mkey)
-		fatal("mlx5dv_create_mkey (signature)", errno);
+		fatal_err("mlx5dv_create_mkey (signature)", errno);
 	return mkey;
 }
 
@@ -1680,7 +1634,7 @@ static int sig_remote_conf(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			   IBV_ACCESS_REMOTE_WRITE);
 	if (ibv_wr_complete(qpx))
-		fatal("ibv_wr_complete (MKEY configure)", errno);
+		fatal_err("ibv_wr_complete (MKEY configure)", errno);
 	return stream_wc(&a, id, "MKEY configure");
 }
 
@@ -1747,7 +1701,7 @@ static struct ibv_qp *uc_qp(struct end *e)
 	struct ibv_qp *qp = ibv_create_qp(e->pd, &ia);
 
 	if (!qp)
-		fatal("ibv_create_qp (UC)", errno);
+		fatal_err("ibv_create_qp (UC)", errno);
 	return qp;
 }
 
@@ -1762,7 +1716,7 @@ static void uc_connect(struct end *e, struct ibv_qp *qp, struct end *peer,
 	at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		fatal("UC INIT", errno);
+		fatal_err("UC INIT", errno);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_RTR;
 	at.path_mtu = IBV_MTU_1024;
@@ -1775,12 +1729,12 @@ static void uc_connect(struct end *e, struct ibv_qp *qp, struct end *peer,
 	at.ah_attr.port_num = 1;
 	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
-		fatal("UC RTR", errno);
+		fatal_err("UC RTR", errno);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_RTS;
 	at.sq_psn = 0x456;
 	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		fatal("UC RTS", errno);
+		fatal_err("UC RTS", errno);
 }
 
 /* The MKEY configured alone on A's RC QP (sig_conf_wr), and done. */
@@ -1796,7 +1750,7 @@ static int sig_configure(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 	qpx->wr_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
 	sig_conf_wr(dvqp, mkey, blocks, nb, ref);
 	if (ibv_wr_complete(qpx))
-		fatal("ibv_wr_complete (MKEY configure)", errno);
+		fatal_err("ibv_wr_complete (MKEY configure)", errno);
 	if (poll_one(&a, &wc, WAIT_MS) && wc.status == IBV_WC_SUCCESS &&
 	    wc.wr_id == id)
 		return 1;
@@ -1814,7 +1768,7 @@ static void uc_post_recv(struct ibv_qp *qp, uint64_t id, uint64_t addr,
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(qp, &wr, &bad))
-		fatal("ibv_post_recv (UC)", errno);
+		fatal_err("ibv_post_recv (UC)", errno);
 }
 
 static void uc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
@@ -1831,7 +1785,7 @@ static void uc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
 	wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
 	wr.wr.rdma.rkey = b.mr->rkey;
 	if (ibv_post_send(qp, &wr, &bad))
-		fatal("ibv_post_send (UC)", errno);
+		fatal_err("ibv_post_send (UC)", errno);
 }
 
 /* One completion of @e for @id, successful, with @opcode. */
@@ -1964,18 +1918,18 @@ int main(int argc, char **argv)
 	for (i = 9; i < argc; i++, nwatch++)
 		if (sscanf(argv[i], "%31[a-z_]=%lld", watch[nwatch].name,
 			   &watch[nwatch].want) != 2)
-			fatal(argv[i], EINVAL);
+			fatal_err(argv[i], EINVAL);
 	n1 = strtoul(argv[6], NULL, 0);
 	n2 = strtoul(argv[7], NULL, 0);
 	if (!strcmp(argv[1], "stream")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_STREAM)
-			fatal("COUNT (1..4096) SIZE (1..16 MiB)", EINVAL);
+			fatal_err("COUNT (1..4096) SIZE (1..16 MiB)", EINVAL);
 		len = 2 * n2;
 		nrecv = n1;
 	} else if (!strcmp(argv[1], "window") || !strcmp(argv[1], "sqd") ||
 		   !strncmp(argv[1], "window-", 7)) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_SIZE)
-			fatal("COUNT (1..4096) SIZE (1..65536)", EINVAL);
+			fatal_err("COUNT (1..4096) SIZE (1..65536)", EINVAL);
 		len = (size_t)2 * WINDOW * n2;
 		nrecv = WINDOW;
 		sq_depth = 2 * WINDOW;
@@ -1984,18 +1938,18 @@ int main(int argc, char **argv)
 		   !strcmp(argv[1], "sig-remote")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_STREAM ||
 		    n2 % SIG_BLOCK)
-			fatal("COUNT (1..4096) SIZE (512..16 MiB, blocks of 512)",
+			fatal_err("COUNT (1..4096) SIZE (512..16 MiB, blocks of 512)",
 			      EINVAL);
 		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
 	} else if (!strcmp(argv[1], "big-err") ||
 		   !strcmp(argv[1], "big-flush")) {
 		if (n2 < 2 || n2 > MAX_STREAM)
-			fatal("SIZE (2..16 MiB)", EINVAL);
+			fatal_err("SIZE (2..16 MiB)", EINVAL);
 		len = n2;
 		nrecv = 4;
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
-			fatal("COUNT (1..4096) DEPTH (1..16)", EINVAL);
+			fatal_err("COUNT (1..4096) DEPTH (1..16)", EINVAL);
 		len = (size_t)n1 * 8;
 		rd_atomic = n2;
 	}
@@ -2003,11 +1957,11 @@ int main(int argc, char **argv)
 	open_end(&b, argv[4], atoi(argv[5]), len);
 	if (!strcmp(argv[1], "retry")) {
 		if (n1 < 1 || n1 > 20 || n2 > 7)
-			fatal("TIMEOUT (1..20) RETRY_CNT (0..7)", EINVAL);
+			fatal_err("TIMEOUT (1..20) RETRY_CNT (0..7)", EINVAL);
 		mode_retry(n1, n2);
 	} else if (!strcmp(argv[1], "rnr") || !strcmp(argv[1], "rnr-peer")) {
 		if (n1 < 1 || n1 > 31 || n2 > 6)
-			fatal("TIMER (1..31) RNR_RETRY (0..6)", EINVAL);
+			fatal_err("TIMER (1..31) RNR_RETRY (0..6)", EINVAL);
 		mode_rnr(n1, n2, !strcmp(argv[1], "rnr"));
 	} else if (!strcmp(argv[1], "stream")) {
 		mode_stream(n1, n2);
@@ -2019,7 +1973,7 @@ int main(int argc, char **argv)
 		mode_window(n1, n2);
 	} else if (!strncmp(argv[1], "window-", 7)) {
 		if (n1 < 2 || n1 > WINDOW)
-			fatal("COUNT (2..32)", EINVAL);
+			fatal_err("COUNT (2..32)", EINVAL);
 		if (!strcmp(argv[1], "window-err"))
 			mode_window_err(n1, n2);
 		else if (!strcmp(argv[1], "window-rnr"))
@@ -2027,10 +1981,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "window-flush"))
 			mode_window_flush(n1, n2);
 		else
-			fatal(argv[1], EINVAL);
+			fatal_err(argv[1], EINVAL);
 	} else if (!strcmp(argv[1], "sqd")) {
 		if (n1 > WINDOW)
-			fatal("COUNT (1..32)", EINVAL);
+			fatal_err("COUNT (1..32)", EINVAL);
 		mode_sqd(n1, n2);
 	} else if (!strcmp(argv[1], "atomic")) {
 		mode_atomic(n1, n2);
@@ -2043,7 +1997,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "sig-remote")) {
 		mode_sig_remote(n1, n2);
 	} else {
-		fatal(argv[1], EINVAL);
+		fatal_err(argv[1], EINVAL);
 	}
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
