@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 1200
 # RC on the wire against rxe when the wire loses, reorders and duplicates
 # packets, and when the peer goes away (issue 16, acceptance 4 and 5).
 # The veth pair of 55-wire-rxe.sh (wire.bash): sp0 on vethA in netns sp,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 1200
 # A requester whose peer went away (issue 48): one transport timing on
 # every path, as on a ConnectX. tests/userspace/peer_gone.c moves the
 # peer QP to ERR or RESET, destroys it or deletes its device, and times

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 1200
 # A requester whose peer went away, on every path, and the storage
 # client that stops with requests outstanding: as on the debug kernel.
 exec bash "$(dirname "$0")/../61-peer-gone.sh"
