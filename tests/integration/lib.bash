@@ -7,6 +7,11 @@ simfs=/sys/kernel/debug/mlx5sp_sim
 
 die() { echo "FAIL: $*" >&2; dmesg | tail -n 40 >&2; exit 1; }
 
+# ok MSG: a check passed, counted, with the script's time so far (where
+# its minutes go on a slow host)
+checks=0
+ok() { checks=$((checks + 1)); echo "ok   [${SECONDS}s] $*"; }
+
 # die_test MSG: die, and from a subshell end the test's own shell too:
 # a command substitution's exit status is lost in [ "$(f)" -gt 0 ],
 # "ok ... $(f)" or eval, which would go on with an empty string

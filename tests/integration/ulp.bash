@@ -3,9 +3,7 @@
 # and data checks through block devices.
 
 nvmet=/sys/kernel/config/nvmet
-checks=0
 
-ok() { checks=$((checks + 1)); echo "ok   $*"; }
 
 # sp_link NAME NETDEV ADDR/LEN: a model device on a new dummy netdev.
 sp_link() {

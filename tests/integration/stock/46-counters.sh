@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Hardware counters and resource views through the standard tools, on a
 # model device: `rdma statistic show link` lists mlx5_ib's Q counters and
 # the driver's signature pipelining counters; with `rdma statistic qp set
@@ -13,8 +14,6 @@
 # shellcheck source=tests/integration/ulp.bash
 . "$(dirname "$(readlink -f "$0")")/../ulp.bash"
 
-checks=0
-ok() { checks=$((checks + 1)); echo "ok   $*"; }
 top=$MLX5SP_TOP
 dev=cx0
 

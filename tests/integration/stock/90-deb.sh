@@ -22,8 +22,6 @@ dkms_dir=/lib/modules/$kver/updates/dkms
 full=${MLX5SP_DEB_FULL:-0}
 pkgs=(libmlx5sp1 libmlx5sp-dev)
 [ "$full" = 1 ] && pkgs=(mlx5sp-dkms "${pkgs[@]}")
-checks=0
-ok() { checks=$((checks + 1)); echo "ok   $*"; }
 step() { echo "---- $* ($SECONDS s)"; }
 
 dkms_deb=("$debs"/mlx5sp-dkms_*_all.deb)
