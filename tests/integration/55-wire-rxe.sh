@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 660
 # RoCEv2 on the wire, against rxe: a veth pair, the model device (sp0) on
 # vethA in a network namespace of its own, rxe (rxe0) on vethB in the
 # initial one (rxe receives only there). ibv_ud_pingpong and
@@ -17,6 +18,7 @@
 # make test: 50 iterations of each; WIRE_ITERS=200 (or more) for a longer run
 iters=${WIRE_ITERS:-50}
 
+wire_debug_opt_in
 wire_setup wire-rxe
 wire_capture_start
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 1140
 # RoCE v1 and ECN on the wire, between two model devices (issue 16): sp0
 # on vethA (netns sp) and sp1 on vethB, both with debugfs wire_peers set,
 # so their packets take the veth as between two hosts (rxe has neither
@@ -53,6 +54,7 @@ if ! mod sch_netem; then
 	exit 77
 fi
 t0=$(date +%s)
+wire_debug_opt_in
 wire_setup wire-v1-ecn
 rdma link delete rxe0
 rdma link add sp1 type mlx5sp netdev vethB || die "rdma link add sp1"

@@ -8,8 +8,6 @@
 # namespace and the modules it loaded, so the tests after it start from
 # nothing.
 
-checks=0
-ok() { checks=$((checks + 1)); echo "ok   $*"; }
 ns=sp
 ipa=10.77.0.1
 ipb=10.77.0.2
@@ -74,11 +72,6 @@ wire_cleanup() {
 	fi
 }
 
-# wire_debug_opt_in: on the debug kernel (KASAN, lockdep, kmemleak) make
-# test runs 55, 56 and 59 of the wire tests, which cover the transport
-# (retransmission, loss, RoCE v1, ECN, two model devices); this one only
-# with MLX5SP_WIRE_ALL=1 in the guest's environment, for make test's time
-# budget (all six passed there in 15 minutes, session 27).
 # wire_prog MODE ARGS...: tests/userspace/wire_retry.c, its output shown,
 # its status checked
 wire_prog() {
@@ -88,8 +81,22 @@ wire_prog() {
 	[ $rc = 0 ] || die "wire_retry $*: status $rc"
 }
 
+# The debug kernel (KASAN, lockdep, kmemleak) runs the wire's code paths,
+# the stock kernel its behaviour in full: on the debug kernel make test
+# runs 56-wire-loss (retransmission, loss, reordering, duplication, the
+# window, atomics, signature WQEs, retry and RNR timing) in its short
+# form (wire_short) and 61-peer-gone's model rows; the other wire tests
+# (wire_debug_opt_in: VLANs, pingpongs and captures, performance, IPv6
+# and UC, RoCE v1 and ECN) only with MLX5SP_WIRE_ALL=1 in the guest's
+# environment, which also gives the long forms. Each pingpong or capture
+# step costs some 10-20 s of process start-up under the debug kernel.
+wire_all() { [ "${MLX5SP_KERNEL:-}" != debug ] || [ -n "${MLX5SP_WIRE_ALL:-}" ]; }
+
+# wire_short: true where a wire test runs its short form
+wire_short() { ! wire_all; }
+
 wire_debug_opt_in() {
-	if [ "${MLX5SP_KERNEL:-}" = debug ] && [ -z "${MLX5SP_WIRE_ALL:-}" ]; then
+	if ! wire_all; then
 		echo "SKIP: on the debug kernel with MLX5SP_WIRE_ALL=1 only"
 		exit 77
 	fi
