@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Smoke test: the driver and the software device load, show in sysfs, unload.
 set -euo pipefail
 ko=$MLX5SP_KO_DIR

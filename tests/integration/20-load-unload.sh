@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Load, bring up two devices, remove them, unload: LOAD_CYCLES times over
 # (3; a cycle takes about 15 s under the debug kernel, and 49-load removes
 # devices and unloads the modules under load). Also the debug kernel's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Faults through the model's debugfs: a missing capability refuses bring-up
 # with a clear message, an injected bring-up failure unwinds, a page-request
 # storm is answered, a fatal health syndrome moves the device to error state

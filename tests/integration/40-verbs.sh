@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 360
 # The RDMA device with the distribution's rdma-core: rdma link add on a dummy
 # netdev, ibv_devices / ibv_devinfo with the mlx5 provider, RC and UD
 # pingpong, user doorbells trapped (and none lost when a fault is slow to

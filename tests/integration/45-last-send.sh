@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 540
 # The last message before a shutdown (issue 15). A ConnectX executes every
 # WQE whose doorbell rang before a firmware command takes the QP out of
 # RTS, and programs rely on it. tests/userspace/last_send.c posts SENDs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 240
 # The uverbs/DEVX fuzzer (tests/userspace/fuzz_verbs.c), short form: 10^4
 # seeded random calls (FUZZ_CALLS, FUZZ_SEED, FUZZ_PROCS override) from
 # three processes, the last one unprivileged, over two contexts each, on a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 420
 # Allocation and command failure at every step of each create path
 # (tests/userspace/fail_nth.c): a user context, PD, MR, CQ, SRQ, RC/UD and
 # signature-pipelining QPs, MKEY, signature MKEY with its PSVs, a DEVX

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 660
 # Load and concurrency (issue 15): tests/userspace/load.c with LOAD_PROCS
 # processes (4; 3 on the debug kernel) of LOAD_PAIRS context pairs (2) each, one pair in loopback
 # on ld0, one between ld0 and ld1: RC SENDs, WRITEs, READs and UD

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Malformed input from user space (tests/userspace/bad_input.c): WQEs
 # written straight into the send queue through mlx5dv (bad opcode, bad ds,
 # foreign or missing lkeys, lengths and rkey ranges beyond the MR, a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Isolation between users (tests/userspace/isolation.c): a process running
 # as nobody cannot reach another process's QPs, CQs, MRs, MKEYs or DEVX
 # objects by handle, number or key (verbs, mlx5dv, DEVX; a UMR WQE at the

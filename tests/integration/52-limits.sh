@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Object counts at the device's limits (tests/userspace/limits.c): a model
 # device with a small firmware profile reports it (ibv_devinfo -v), holds
 # exactly that many PDs, CQs, SRQs, QPs and MRs, whoever made them, and

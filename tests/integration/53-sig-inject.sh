@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # The signature engine's fault: sig_inject takes "mkey=0x..|any nth=N
 # kind=guard|apptag|reftag [count=C]" or "off", refuses anything else, and
 # reads back what is armed. Also shows that the model loads with its CRC dependencies

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 180
 # RoCE over a VLAN on the wire, against rxe (issue 16: "with the GID's
 # VLAN"): the veth pair of 55-wire-rxe.sh (wire.bash), VLAN 10 on both
 # ends (vethA.10 10.78.0.1 in the model's namespace, vethB.10 10.78.0.2),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 180
 # Signature pipelining from user space on two model devices (a target and
 # an initiator on their own dummy netdevs): tests/userspace/sig_pipeline.c
 # walks mlx5dv_qp_cancel_posted_send_wrs(3)'s procedure with raw ibv/mlx5dv

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # DEVX event channels from user space (tests/userspace/devx_events.c):
 # PORT_CHANGE events of a model device whose netdev goes down and up, read
 # with their cookie and EQE, coalesced without data, counted by an

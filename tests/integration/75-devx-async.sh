@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # The DEVX asynchronous command channel from user space
 # (tests/userspace/devx_async.c): async queries of a DEVX QP and CQ read
 # back with their wr_id and the synchronous output, poll and non-blocking

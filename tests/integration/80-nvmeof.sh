@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 840
 # NVMe-oF over model devices: nvme-rdma <-> nvmet-rdma, without PI (a file
 # namespace) and with T10-PI (a scsi_debug disk with DIF type 1 and DIX),
 # on one device in loopback and between two devices. Checks: I/O queues as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # The stock Debian kernel: modules built against linux-headers-6.12 load, a
 # model device comes up and goes away cleanly.
 . "$(dirname "$0")/../lib.bash"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 120
 # Two model devices come up, report firmware version and caps, go away clean.
 . "$(dirname "$0")/../lib.bash"
 
