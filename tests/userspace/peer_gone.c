@@ -115,13 +115,9 @@ static void to_rts(struct end *e, struct end *peer, int timeout,
 		.rnr_retry = rnr_retry, .min_rnr_timer = min_rnr_timer,
 		.rd_atomic = 1, .psn = 0x42, .access = IBV_ACCESS_LOCAL_WRITE,
 	};
-	const char *step;
-	int err;
 
-	err = rc_to_rts(e->qp, &at, peer->qp->qp_num, &peer->gid,
-			e->gid_index, &step);
-	if (err)
-		fatal_err(step, err);
+	rc_to_rts_or_die(e->qp, &at, peer->qp->qp_num, &peer->gid,
+			 e->gid_index);
 }
 
 static void post_recv(struct end *e)

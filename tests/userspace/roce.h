@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check.h"
+
 /* The GID index (and @gid, @mtu) of port 1; -1 when there is none. */
 static inline int roce_port_gid(struct ibv_context *ctx, union ibv_gid *gid,
 				enum ibv_mtu *mtu)
@@ -92,6 +94,19 @@ static inline int rc_to_rts(struct ibv_qp *qp, const struct rc_attrs *p,
 			  IBV_QP_MAX_QP_RD_ATOMIC))
 		return errno;
 	return 0;
+}
+
+/* rc_to_rts(), the program ended by fatal_err() when a step fails. */
+static inline void rc_to_rts_or_die(struct ibv_qp *qp, const struct rc_attrs *p,
+				    uint32_t dqpn, const union ibv_gid *dgid,
+				    int sgid_index)
+{
+	const char *step;
+	int err;
+
+	err = rc_to_rts(qp, p, dqpn, dgid, sgid_index, &step);
+	if (err)
+		fatal_err(step, err);
 }
 
 #endif

@@ -288,13 +288,9 @@ static void connect_one(struct end *e, struct end *peer,
 		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
-	const char *step;
-	int err;
 
-	err = rc_to_rts(e->qp, &at, peer->qp->qp_num, &peer->gid,
-			e->gid_index, &step);
-	if (err)
-		fatal_err(step, err);
+	rc_to_rts_or_die(e->qp, &at, peer->qp->qp_num, &peer->gid,
+			 e->gid_index);
 }
 
 static void connect_qps(const struct qp_params *pa, const struct qp_params *pb)
