@@ -4,7 +4,6 @@
 
 nvmet=/sys/kernel/config/nvmet
 
-
 # sp_link NAME NETDEV ADDR/LEN: a model device on a new dummy netdev.
 sp_link() {
 	# one VM runs the ULP tests one after the other: a netdev of that
