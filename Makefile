@@ -203,9 +203,11 @@ fuzz: debug-modules userprogs
 # Load and shutdown stress, the long form of 49-load and 45-last-send
 # (scripts/stress): 16 processes x 4 contexts of RC and UD traffic for
 # 120 s, CQ overruns, the devices removed and the modules unloaded under
-# load, 200 runs of each shutdown; one debug-kernel VM, then one stock.
-# STRESS_ARGS go to scripts/stress (--kernel debug, --procs N, --seconds S,
-# --runs N).
+# load, 200 runs of each shutdown, 1,000 client stops a topology, 30 runs
+# of 56-wire-loss's stream and window; one debug-kernel VM, then one
+# stock. STRESS_ARGS go to scripts/stress (--kernel debug, --procs N,
+# --seconds S, --runs N, --stop-runs N, --wire-loss-runs N). On a busy
+# host: scripts/busy-host -- make stress.
 stress: modules debug-modules userprogs
 	@$(TOP)/scripts/stress $(STRESS_ARGS)
 

@@ -153,14 +153,68 @@ impaired() {
 		echo "   ACKs and NAKs $(band_pkts "$side" 1:1) packets, requests through netem $(band_pkts "$side" 1:3)"
 		netem_off
 	done
+	stream_under "$name" "$@"
+	echo "model's wire under $name: $(deltas)"
+	rdma statistic show link rxe0/1 | tr -s ' ' | fold -s -w 100
+}
+
+# stream_under NAME NETEM-ARGS...: wire_retry's stream, netem on both
+# egresses
+stream_under() {
+	local name=$1
+	shift
 	netem "$@"
 	echo "== netem $* on both egresses"
 	wire_prog stream sp0 "$gs" rxe0 "$gr" "$iters" $size
 	ok "$name: wire_retry stream, every message once with its data"
 	netem_off
-	echo "model's wire under $name: $(deltas)"
-	rdma statistic show link rxe0/1 | tr -s ' ' | fold -s -w 100
 }
+
+# window_under NETEM-ARGS...: wire_retry's window, 32 WQEs in flight from
+# the model, netem on both egresses
+window_under() {
+	local im="$*" implied tx npk need
+
+	netem "$@"
+	snap
+	implied=$(link_stat sp0 implied_nak_seq_err)
+	tx=$(wire_stat "$wire" tx_pkts)
+	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
+	netem_off
+	implied=$(($(link_stat sp0 implied_nak_seq_err) - implied))
+	tx=$(($(wire_stat "$wire" tx_pkts) - tx))
+	# READ responses lost between others: implied NAKs, certain at 5 %
+	[ "$im" != "loss 5%" ] || [ "$implied" -gt 0 ] ||
+		die "window under $im: no implied NAK (READ responses lost)"
+	# the packets the requests take (path MTU 1024): SENDs and WRITEs
+	# of npk each, one per READ; 2.2-3.4 times that went (debug kernel),
+	# 5.6 times in a batch and 14 in a phase when each NAK sent the
+	# whole window again, which left rxe retry_cnt timeouts behind
+	npk=$(((size + 1023) / 1024))
+	need=$((iters * 4 * (2 * npk + 1) + iters * 2 * (npk + 1)))
+	[ "$tx" -le $((need * 5)) ] ||
+		die "window under $im: the model sent $tx packets for $need (more than 5 times)"
+	ok "window under $im: every message once with its data," \
+		"completions in order; model $(deltas) implied NAKs +$implied," \
+		"$tx packets for $need"
+}
+
+# WIRE_LOSS_RUNS=N: the repeat form (make stress; on a busy host with
+# scripts/busy-host): N runs of the stream under loss 5 % and the window
+# under loss 5 % and under reordering, nothing else; the first failure
+# ends it
+if [ -n "${WIRE_LOSS_RUNS:-}" ]; then
+	for run in $(seq "$WIRE_LOSS_RUNS"); do
+		echo "== run $run of $WIRE_LOSS_RUNS"
+		stream_under "loss 5%, run $run" loss 5%
+		window_under loss 5%
+		window_under delay 10ms reorder 25% 50%
+	done
+	ok "$WIRE_LOSS_RUNS runs of the stream and the window under loss and reordering"
+	wire_done
+	echo "wire-loss: $checks checks passed"
+	exit 0
+fi
 
 # atomic_under NAME COUNT NETEM-ARGS...: wire_retry's atomic both ways
 atomic_under() {
@@ -194,31 +248,8 @@ done
 [ "$(link_stat sp0 out_of_sequence)" -ge "$(wire_stat "$wire" naks_sent)" ] ||
 	die "out_of_sequence $(link_stat sp0 out_of_sequence) < sequence NAKs sent $(wire_stat "$wire" naks_sent)"
 ok "rdma statistic sp0: out_of_sequence $(link_stat sp0 out_of_sequence), duplicate_request $(link_stat sp0 duplicate_request), packet_seq_err $(link_stat sp0 packet_seq_err), implied_nak_seq_err $(link_stat sp0 implied_nak_seq_err), local_ack_timeout_err $(link_stat sp0 local_ack_timeout_err)"
-for im in "loss 5%" "delay 10ms reorder 25% 50%"; do
-	# shellcheck disable=SC2086 # netem's words
-	netem $im
-	snap
-	implied=$(link_stat sp0 implied_nak_seq_err)
-	tx=$(wire_stat "$wire" tx_pkts)
-	wire_prog window sp0 "$gs" rxe0 "$gr" $((iters * 4)) $size
-	netem_off
-	implied=$(($(link_stat sp0 implied_nak_seq_err) - implied))
-	tx=$(($(wire_stat "$wire" tx_pkts) - tx))
-	# READ responses lost between others: implied NAKs, certain at 5 %
-	[ "$im" != "loss 5%" ] || [ "$implied" -gt 0 ] ||
-		die "window under $im: no implied NAK (READ responses lost)"
-	# the packets the requests take (path MTU 1024): SENDs and WRITEs
-	# of npk each, one per READ; 2.2-3.4 times that went (debug kernel),
-	# 5.6 times in a batch and 14 in a phase when each NAK sent the
-	# whole window again, which left rxe retry_cnt timeouts behind
-	npk=$(((size + 1023) / 1024))
-	need=$((iters * 4 * (2 * npk + 1) + iters * 2 * (npk + 1)))
-	[ "$tx" -le $((need * 5)) ] ||
-		die "window under $im: the model sent $tx packets for $need (more than 5 times)"
-	ok "window under $im: every message once with its data," \
-		"completions in order; model $(deltas) implied NAKs +$implied," \
-		"$tx packets for $need"
-done
+window_under loss 5%
+window_under delay 10ms reorder 25% 50%
 # signature WQEs (stop-and-wait) with READ responses lost (loss on rxe's
 # egress only): a response ahead of the one awaited is an implied NAK and
 # the model asks for the rest at once, which only a timeout did before
