@@ -146,6 +146,28 @@ static inline int expect_event(struct rdma_event_channel *ch,
 	return ok;
 }
 
+/*
+ * rdma_connect() @id with @cp and wait for ESTABLISHED (its private data,
+ * @len bytes, into @pdata); dies otherwise, with @who, the connect's
+ * errno, or ECONNREFUSED once expect_event() said what came instead (a
+ * REJECTED and its reason).
+ */
+static inline void cm_connect(const char *who, struct rdma_cm_id *id,
+			      struct rdma_event_channel *ch,
+			      struct rdma_conn_param *cp, void *pdata,
+			      size_t len)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s: rdma_connect", who);
+	if (rdma_connect(id, cp))
+		die(what, errno);
+	if (!expect_event(ch, RDMA_CM_EVENT_ESTABLISHED, NULL, pdata, len)) {
+		snprintf(what, sizeof(what), "%s: not established", who);
+		die(what, ECONNREFUSED);
+	}
+}
+
 /* A target: listens on @ip, serves @runs connections of @n requests. */
 typedef int (*cm_target_fn)(const char *ip, int runs, int n, int ready);
 

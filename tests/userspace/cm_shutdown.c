@@ -237,12 +237,7 @@ static int initiate(const char *sip, const char *cip, int run, int msgs,
 	    !expect_event(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL, 0))
 		die("resolve", errno ? errno : EHOSTUNREACH);
 	setup_qp(c, msgs + reads);
-	if (rdma_connect(c->id, &cp))
-		die("rdma_connect", errno);
-	/* expect_event said what came instead (a REJECTED's reason) */
-	if (!expect_event(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL, &tm,
-			  sizeof(tm)))
-		die("rdma_connect: not established", ECONNREFUSED);
+	cm_connect("initiator", c->id, c->ch, &cp, &tm, sizeof(tm));
 	sge.lkey = c->mr->lkey;
 	rsge.lkey = c->mr->lkey;
 	rwr.sg_list = &rsge;

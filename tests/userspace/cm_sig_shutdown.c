@@ -625,10 +625,7 @@ static int initiate(const char *sip, const char *cip, int run, int cmds,
 	}
 	im.addr = (uintptr_t)c.buf;
 	im.rkey = c.mr->rkey;
-	if (rdma_connect(c.id, &cp) ||
-	    !expect_event(c.ch, RDMA_CM_EVENT_ESTABLISHED, NULL, &tm,
-			  sizeof(tm)))
-		die("initiator: rdma_connect", errno ? errno : ECONNREFUSED);
+	cm_connect("initiator", c.id, c.ch, &cp, &tm, sizeof(tm));
 	fail = commands(&c, run, cmds);
 	/* the shutdown, right behind the last response */
 	for (i = 0; i < reads; i++) {

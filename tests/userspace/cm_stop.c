@@ -280,11 +280,7 @@ static int client(const char *sip, const char *cip, int q)
 	setup(c, q);
 	for (i = 0; i < q; i++)
 		post_recv(c, &c->mem.resp[i], sizeof(struct req), WR_RESP + i);
-	if (rdma_connect(c->id, &cp))
-		die("rdma_connect", errno);
-	/* expect_event said what came instead (a REJECTED's reason) */
-	if (!expect_event(ch, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL, 0))
-		die("rdma_connect: not established", ECONNREFUSED);
+	cm_connect("client", c->id, ch, &cp, NULL, 0);
 	for (i = 0; i < q; i++) {
 		c->mem.tx[i] = (struct req){ .idx = i, .rkey = c->mr->rkey,
 			.addr = (uintptr_t)c->mem.data[i] };
