@@ -48,9 +48,12 @@
 # (PI checked, stripped: rxe gets the data) and READs back through it (PI
 # inserted), loss 5 % on rxe's egress: data and PI right, implied NAKs,
 # and retransmissions at once for them, not after a timeout.
-# SQD with the window in flight (netem delay 20 ms): 32 SENDs posted, the
-# QP moved to SQD at once: SQ_DRAINED only once all 32 completed, each
-# received once; SQD to RTS, one more SEND. The window's error paths
+# SQD with the window in flight (netem delay 20 ms): 40 SENDs posted (the
+# window takes 32), the QP moved to SQD at once: SQ_DRAINED only once
+# those begun completed (a window full, or going back for a lost packet,
+# begins no more), each received once, nothing more in SQD; SQD to RTS:
+# the rest, then one more SEND.
+# The window's error paths
 # (wire_retry window-err, window-rnr, window-flush): a remote access NAK
 # for the middle one of 16 WRITEs in flight (before it done, it
 # REM_ACCESS_ERR, the rest flushed), 16 SENDs against 8 receives (RNR
@@ -268,9 +271,9 @@ inflight=$(wire_stat "$wire" max_inflight)
 [ "${inflight:-0}" -gt 1 ] || die "window: the model never had more than one WQE in flight"
 ok "window: up to $inflight WQEs of a QP in flight at once"
 netem delay 20ms
-wire_prog sqd sp0 "$gs" rxe0 "$gr" 32 3000
+wire_prog sqd sp0 "$gs" rxe0 "$gr" 40 3000
 netem_off
-ok "sqd: SQ_DRAINED after the 32 SENDs in flight completed, then RTS again"
+ok "sqd: SQ_DRAINED after the SENDs in flight completed, none begun in SQD, the rest after RTS"
 # the window's error paths: a NAK in the middle, RNR NAKs, 2ERR in flight
 wire_prog window-err sp0 "$gs" rxe0 "$gr" 16 3000
 ok "window-err: a remote access NAK in the middle of 16 WRITEs: those before done, it failed, the rest flushed, in order"

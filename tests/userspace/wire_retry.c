@@ -63,11 +63,17 @@
  *	in order with its byte count and brings its slot's bytes, each
  *	SEND arrives once. QPs with 16 READs outstanding
  *	(max_rd_atomic).
- *   sqd COUNT SIZE  COUNT SENDs from A posted at once (as many as the
- *	window takes), A moved to SQD at once: IBV_EVENT_SQ_DRAINED comes
- *	only once every one of them completed (all COUNT completions are
- *	there when it does: those in flight took their ACKs first); B got
- *	each once. Then SQD to RTS and one more SEND goes.
+ *   sqd COUNT SIZE  COUNT (1..40) SENDs from A posted at once (more
+ *	than the model's window of 32), A moved to SQD at once. IBTA's
+ *	SQD finishes the messages the send queue had begun and begins
+ *	no new one: which
+ *	those are, the requester decides (a window full, or going back
+ *	for a lost packet, begins none). So IBV_EVENT_SQ_DRAINED comes
+ *	once the first N (1..COUNT) completed, all there in order when it
+ *	does (those in flight took their ACKs first), and B got each of
+ *	them once; in SQD nothing more completes or arrives (500 ms).
+ *	Then SQD to RTS: the other COUNT - N go, in order, once each,
+ *	and one more SEND after them.
  *   window-err COUNT SIZE  COUNT RDMA WRITEs (2..32) from A posted at
  *	once, the one in the middle by an rkey without remote write
  *	access: those before it complete successfully (their bytes in
@@ -936,15 +942,16 @@ static unsigned int window_received(unsigned int count, unsigned int size,
 
 static void mode_sqd(unsigned int count, unsigned int size)
 {
-	struct qp_params p = { .timeout = 14, .retry_cnt = 7,
+	/* SLOW_GUEST_TIMEOUT: see mode_stream() */
+	struct qp_params p = { .timeout = SLOW_GUEST_TIMEOUT, .retry_cnt = 7,
 			       .rnr_retry = 7, .min_rnr_timer = 1 };
-	unsigned int n = 0, got = 0;
+	unsigned int n = 0, got = 0, bad = 0, late = 0, more = 0;
 	struct ibv_qp_attr at;
 	struct ibv_wc wc;
 
 	connect_qps(&p, &p);
 	window_recvs(0, count, size);
-	post_recv(&b, count, b.buf, size);
+	post_recv(&b, count, b.buf + (size_t)count * size, size);
 	window_sends(count, size, 6);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_SQD;
@@ -955,27 +962,48 @@ static void mode_sqd(unsigned int count, unsigned int size)
 		check(0, "sqd: no SQ_DRAINED from %s", a.name);
 		return;
 	}
-	/* drained: every completion is there already */
-	while (ibv_poll_cq(a.cq, 1, &wc) == 1) {
-		if (wc.status == IBV_WC_SUCCESS && wc.wr_id == n)
-			n++;
-		else
+	/* drained: what began has completed, in order, all successes */
+	while (n < count && ibv_poll_cq(a.cq, 1, &wc) == 1) {
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != n) {
+			bad = 1;
 			break;
+		}
+		n++;
 	}
-	check(n == count, "sqd: %u of %u SENDs complete, in order, when SQ_DRAINED came",
+	check(n >= 1 && !bad,
+	      "sqd: %u of %u SENDs begun before SQD, complete in order when SQ_DRAINED came",
 	      n, count);
-	got = window_received(count, size, 6, WAIT_MS);
-	check(got == count, "sqd: %u of %u SENDs received once with their data",
-	      got, count);
+	got = window_received(n, size, 6, WAIT_MS);
+	check(got == n, "sqd: %u of those %u SENDs received once with their data",
+	      got, n);
+	/* SQD holds: nothing begins, so nothing completes or arrives */
+	while (poll_one(&a, &wc, 250))
+		late++;
+	while (poll_one(&b, &wc, 250))
+		more++;
+	check(!late && !more,
+	      "sqd: in SQD after SQ_DRAINED, %u more completions at %s, %u more receives at %s",
+	      late, a.name, more, b.name);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = IBV_QPS_RTS;
 	if (ibv_modify_qp(a.qp, &at, IBV_QP_STATE))
 		fatal_err("SQD2RTS", errno);
-	fill(a.src, count, size, 6);
-	post_send(&a, IBV_WR_SEND, count, a.src, size, 0, 0);
-	check(window_done(&a, count, 1, "SEND") && poll_one(&b, &wc, WAIT_MS) &&
-	      wc.status == IBV_WC_SUCCESS && wc.wr_id == count,
-	      "sqd: SQD to RTS, one more SEND goes");
+	/* the rest go now, in order, then one more SEND */
+	fill(a.src + (size_t)count * size, count, size, 6);
+	post_send(&a, IBV_WR_SEND, count, a.src + (size_t)count * size, size,
+		  0, 0);
+	if (!window_done(&a, n, count + 1 - n, "SEND"))
+		return;
+	for (got = n; got <= count; got++) {
+		if (!poll_one(&b, &wc, WAIT_MS) ||
+		    wc.status != IBV_WC_SUCCESS || wc.wr_id != got ||
+		    wc.byte_len != size ||
+		    !same(b.buf + (size_t)got * size, got, size, 6))
+			break;
+	}
+	check(got == count + 1,
+	      "sqd: SQD to RTS, the %u SENDs not begun and one more go: %u of %u received in order with their data",
+	      count - n, got - n, count + 1 - n);
 }
 
 /* A's completion @id on @s with @st; false (a FAIL) if not. */
@@ -1983,8 +2011,9 @@ int main(int argc, char **argv)
 		else
 			fatal_err(argv[1], EINVAL);
 	} else if (!strcmp(argv[1], "sqd")) {
-		if (n1 > WINDOW)
-			fatal_err("COUNT (1..32)", EINVAL);
+		/* COUNT + 1 receives of B's nrecv + 16 */
+		if (n1 > WINDOW + 8)
+			fatal_err("COUNT (1..40)", EINVAL);
 		mode_sqd(n1, n2);
 	} else if (!strcmp(argv[1], "atomic")) {
 		mode_atomic(n1, n2);
