@@ -146,6 +146,10 @@ impaired() {
 	local name=$1 sides=$2 side
 	shift 2
 	[ -n "${WIRE_ITERS:-}" ] && sides="sp rxe"
+	# the short form (debug kernel): the stream only; the pingpongs
+	# (rdma-core's tool on the same paths of the model, 10-20 s of
+	# process start-up each there) are the stock kernel's
+	wire_short && sides=
 	snap
 	for side in $sides; do
 		echo "== netem $* on the egress of the server, $side"
