@@ -30,6 +30,12 @@
  *
  * Prints a table row ("row PATH ...") and a PASS/FAIL line per ROW, then
  * "N passed, N failed".
+ *
+ * Early is always a failure: a requester that gives up before its time
+ * is what kills a target. Late is one past PEER_GONE_LATE (1) times the
+ * window's end: on a TCG guest of a busy host the model's timers run
+ * late with the vCPU that runs them (a row 1.5 times past its end was
+ * seen there); such a row passes, marked "late".
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -211,7 +217,9 @@ static void row(const char *how, int timeout, int retry_cnt, int rnr_retry,
 		int timer, enum ibv_wc_status want, double lo, double hi,
 		double t, enum ibv_wc_status got, int done)
 {
-	int ok = done && got == want && t >= lo && t <= hi;
+	const char *env = getenv("PEER_GONE_LATE");
+	double late = env ? atof(env) : 1;
+	int ok = done && got == want && t >= lo && t <= hi * (late > 1 ? late : 1);
 	char tm[16];
 
 	char max[32] = "-";
@@ -222,10 +230,11 @@ static void row(const char *how, int timeout, int retry_cnt, int rnr_retry,
 	       path, how, timeout, retry_cnt, rnr_retry,
 	       timer < 0 ? "-" : (snprintf(tm, sizeof(tm), "%d", timer), tm),
 	       lo, max, t, done ? ibv_wc_status_str(got) : "(none)");
-	check(ok, "%s %s timeout %d retry_cnt %d rnr_retry %d timer %d: %s after %.1f ms, the window %s [%.1f, %.1f] ms",
+	check(ok, "%s %s timeout %d retry_cnt %d rnr_retry %d timer %d: %s after %.1f ms, the window %s [%.1f, %.1f] ms%s",
 	      path, how, timeout, retry_cnt, rnr_retry, timer,
 	      done ? ibv_wc_status_str(got) : "no completion", t,
-	      ibv_wc_status_str(want), lo, hi);
+	      ibv_wc_status_str(want), lo, hi,
+	      ok && t > hi ? " (late: a busy host)" : "");
 }
 
 /* err, reset, destroy, devdel[-closed]: no answer comes */
