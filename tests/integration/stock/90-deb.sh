@@ -1,4 +1,5 @@
 #!/bin/bash
+# budget: 1200
 # The Debian packages of `make deb` (.build/deb) on the stock kernel, as a
 # host installs them. The full form (MLX5SP_DEB_FULL=1, `make deb-test`):
 # apt installs mlx5sp-dkms, libmlx5sp1 and libmlx5sp-dev; DKMS builds
