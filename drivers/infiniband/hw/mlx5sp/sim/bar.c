@@ -141,7 +141,7 @@ static void sim_set_cmdq(struct mlx5sp_sim *sim, u32 val)
 	}
 	spin_lock_irqsave(&sim->bar.reg_lock, flags);
 	base = (u64)sim->bar.cmdq_addr_h << 32 | (val & ~0xfffU);
-	if (!sim_dma_ram(base, size, SZ_4K)) {
+	if (!sim_dma_ram(sim, base, size, SZ_4K)) {
 		spin_unlock_irqrestore(&sim->bar.reg_lock, flags);
 		sim_stat_inc(sim, writes_ignored);
 		sim_err(sim, "command queue address 0x%llx is not usable memory\n",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The one way the model reaches memory the driver hands it (dma.c): a DMA
- * address, checked, to a kernel address.
+ * address, checked, to a kernel address through the device's front end
+ * (host.h).
  */
 #ifndef MLX5SP_SIM_DMA_H
 #define MLX5SP_SIM_DMA_H
@@ -11,8 +12,13 @@
 
 struct mlx5sp_sim;
 
+struct page;
+
 void *sim_dma_ptr(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align);
-bool sim_dma_ram(u64 addr, size_t len, size_t align);
+bool sim_dma_ram(struct mlx5sp_sim *sim, u64 addr, size_t len, size_t align);
+void *sim_dma_run(struct mlx5sp_sim *sim, u64 addr, u32 *len);
+struct page *sim_dma_page(struct mlx5sp_sim *sim, u64 addr);
+void *sim_attach_dma_va(struct mlx5sp_sim *sim, u64 addr, size_t len);
 
 /*
  * Every byte the device reaches through a DMA address passes here first.

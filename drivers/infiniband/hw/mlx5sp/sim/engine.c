@@ -47,7 +47,7 @@
 #include "bar.h"
 #include "cq.h"
 #include "engine.h"
-#include "mlx5sp_model.h"
+#include "host.h"
 #include "mlx5sp_prm.h"
 #include "qp.h"
 #include "sgl.h"
@@ -358,7 +358,7 @@ static bool sim_engine_trap(struct mlx5sp_sim *sim, u64 now)
 {
 	struct sim_engine *eng = &sim->engine;
 
-	if (!READ_ONCE(sim->knobs.uar_trap) || !mlx5sp_model_uar_trap(&sim->mdev))
+	if (!READ_ONCE(sim->knobs.uar_trap) || !sim->host->uar_trap(sim))
 		return false;
 	atomic64_inc(&sim->estats.uar_traps);
 	eng->uar_armed = true;

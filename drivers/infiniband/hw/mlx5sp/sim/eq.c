@@ -10,7 +10,7 @@
 
 #include "dma.h"
 #include "eq.h"
-#include "mlx5sp_model.h"
+#include "host.h"
 #include "mlx5sp_prm.h"
 #include "pages.h"
 #include "sim.h"
@@ -369,7 +369,7 @@ unlock:
 	if (ret == -ESHUTDOWN)
 		sim_stat_inc(sim, events_dropped);
 	if (raise)
-		mlx5sp_model_raise_irq(&sim->mdev, vector);
+		sim->host->raise_irq(sim, vector);
 	return ret;
 }
 
@@ -432,7 +432,7 @@ unlock:
 		sim_err(sim, "bad EQ doorbell 0x%x on UAR %u\n", val, uar);
 	}
 	if (raise)
-		mlx5sp_model_raise_irq(&sim->mdev, vector);
+		sim->host->raise_irq(sim, vector);
 }
 
 bool sim_eq_exists(struct mlx5sp_sim *sim, u32 eqn)

@@ -10,7 +10,9 @@
 #include <linux/string.h>
 
 #include "bar.h"
+#include "dma.h"
 #include "engine.h"
+#include "host.h"
 #include "limits.h"
 #include "mlx5sp_model.h"
 #include "mlx5sp_sim.h"
@@ -37,6 +39,23 @@ static const struct mlx5sp_model_ops sim_model_ops = {
 };
 
 static void sim_release_work(struct work_struct *work);
+
+static void sim_attach_raise_irq(struct mlx5sp_sim *sim, u16 vector)
+{
+	mlx5sp_model_raise_irq(&sim->mdev, vector);
+}
+
+static bool sim_attach_uar_trap(struct mlx5sp_sim *sim)
+{
+	return mlx5sp_model_uar_trap(&sim->mdev);
+}
+
+const struct sim_host_ops sim_attach_host = {
+	.dma_va = sim_attach_dma_va,
+	.dma_flat = true,
+	.raise_irq = sim_attach_raise_irq,
+	.uar_trap = sim_attach_uar_trap,
+};
 
 void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p)
 {
@@ -212,7 +231,8 @@ static void sim_init_slots(struct mlx5sp_sim *sim)
 }
 
 static struct mlx5sp_sim *sim_alloc(const char *name,
-				    const struct mlx5sp_sim_params *p)
+				    const struct mlx5sp_sim_params *p,
+				    const struct sim_host_ops *host, void *priv)
 {
 	struct mlx5sp_sim *sim;
 	int err = -ENOMEM;
@@ -223,6 +243,8 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 
 	strscpy(sim->name, name, sizeof(sim->name));
 	sim->params = *p;
+	sim->host = host;
+	sim->host_priv = priv;
 	sim->knobs.uar_trap = true;
 	sim->knobs.run_inline = true;
 	sim->knobs.uar_store = true;
@@ -311,9 +333,12 @@ static void sim_free(struct mlx5sp_sim *sim)
 	kfree(sim);
 }
 
-struct mlx5sp_sim *sim_create(const char *name,
-			      const struct mlx5sp_sim_params *p,
-			      bool from_debugfs, struct net_device *netdev)
+static struct mlx5sp_sim *__sim_create(const char *name,
+				       const struct mlx5sp_sim_params *p,
+				       bool from_debugfs,
+				       struct net_device *netdev,
+				       const struct sim_host_ops *host,
+				       void *priv)
 {
 	struct mlx5sp_sim_params defaults;
 	struct mlx5sp_sim *sim;
@@ -335,7 +360,7 @@ struct mlx5sp_sim *sim_create(const char *name,
 		goto err_unlock;
 	}
 
-	sim = sim_alloc(name, p);
+	sim = sim_alloc(name, p, host, priv);
 	if (IS_ERR(sim)) {
 		err = PTR_ERR(sim);
 		goto err_unlock;
@@ -405,6 +430,28 @@ err_unlock:
 	return ERR_PTR(err);
 }
 
+struct mlx5sp_sim *sim_create(const char *name,
+			      const struct mlx5sp_sim_params *p,
+			      bool from_debugfs, struct net_device *netdev)
+{
+	return __sim_create(name, p, from_debugfs, netdev, &sim_attach_host,
+			    NULL);
+}
+
+/*
+ * A device whose DMA, vectors and traps are @host's: never attached to
+ * the driver of this kernel, it has no port netdev.
+ */
+struct mlx5sp_sim *sim_create_host(const char *name,
+				   const struct mlx5sp_sim_params *p,
+				   const struct sim_host_ops *host, void *priv)
+{
+	if (!host || !host->dma_va || !host->raise_irq || !host->uar_trap)
+		return ERR_PTR(-EINVAL);
+	return __sim_create(name, p, false, NULL, host, priv);
+}
+EXPORT_SYMBOL_NS_GPL(sim_create_host, MLX5SP_SIM);
+
 struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
 				     const struct mlx5sp_sim_params *p)
 {
@@ -435,6 +482,8 @@ int mlx5sp_sim_attach(struct mlx5sp_sim *sim)
 {
 	int err;
 
+	if (sim->host != &sim_attach_host)
+		return -EOPNOTSUPP;
 	if (sim->attached)
 		return -EBUSY;
 	err = mlx5sp_model_attach(&sim->mdev);

@@ -46,7 +46,7 @@ bool sim_mkey_page_ok(struct mlx5sp_sim *sim, u64 pa, u8 shift)
 	if (!IS_ALIGNED(pa, BIT_ULL(shift)))
 		return false;
 	for (off = 0; off < BIT_ULL(shift); off += SZ_4K)
-		if (!sim_dma_ram(pa + off, SZ_4K, SZ_4K))
+		if (!sim_dma_ram(sim, pa + off, SZ_4K, SZ_4K))
 			return false;
 	return true;
 }
@@ -494,7 +494,7 @@ static void *sim_mkey_map_depth(struct mlx5sp_sim *sim,
 		if (!pa)
 			return NULL;
 		*len = min_t(u64, *len, avail);
-		return sim_dma_checked(phys_to_virt(pa), *len);
+		return sim_dma_run(sim, pa, len);
 	case MLX5_MKC_ACCESS_MODE_KLMS:
 		/* one level of indirection: what a window or a sig key is */
 		if (depth || !sim_mkey_klm_at(mk, va, &klm, &avail))

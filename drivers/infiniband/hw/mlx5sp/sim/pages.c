@@ -60,10 +60,14 @@ s64 sim_pages_regular_needed(struct mlx5sp_sim *sim)
 	return (s64)sim_pages_required(sim) - (s64)sim->pages.count;
 }
 
-static void sim_page_scribble(u64 pfn)
+/* Held pages are keyed by their DMA address's page number. */
+static void sim_page_scribble(struct mlx5sp_sim *sim, u64 pfn)
 {
-	memset(sim_dma_checked(phys_to_virt(PFN_PHYS(pfn)), SIM_FW_PAGE_SIZE),
-	       SIM_SCRIBBLE_BYTE, SIM_FW_PAGE_SIZE);
+	void *p = sim_dma_ptr(sim, PFN_PHYS(pfn), SIM_FW_PAGE_SIZE,
+			      SIM_FW_PAGE_SIZE);
+
+	if (p)
+		memset(p, SIM_SCRIBBLE_BYTE, SIM_FW_PAGE_SIZE);
 }
 
 /* Scribble on up to @max held pages, resuming where the last call ended. */
@@ -85,7 +89,7 @@ void sim_pages_scribble(struct mlx5sp_sim *sim, unsigned int max)
 			if (!entry)
 				break;
 		}
-		sim_page_scribble(pfn);
+		sim_page_scribble(sim, pfn);
 		pfn++;
 	}
 	sim->pages.scribble_next = pfn;
@@ -147,9 +151,12 @@ int sim_cmd_query_pages(struct sim_cmd *c)
 /* A firmware page is a whole, live page of ordinary RAM. */
 static bool sim_fw_page_ok(struct mlx5sp_sim *sim, u64 pa)
 {
-	if (!sim_dma_ram(pa, SIM_FW_PAGE_SIZE, SIM_FW_PAGE_SIZE))
+	struct page *page;
+
+	if (!sim_dma_ram(sim, pa, SIM_FW_PAGE_SIZE, SIM_FW_PAGE_SIZE))
 		return false;
-	return page_count(pfn_to_page(PHYS_PFN(pa))) > 0;
+	page = sim_dma_page(sim, pa);
+	return page && page_count(page) > 0;
 }
 
 static void sim_pages_unwind(struct mlx5sp_sim *sim, const __be64 *pas,
@@ -187,7 +194,7 @@ static int sim_pages_give(struct sim_cmd *c, u32 n)
 			goto err_unwind;
 	}
 	for (i = 0; i < n; i++)
-		sim_page_scribble(PHYS_PFN(be64_to_cpu(pas[i])));
+		sim_page_scribble(sim, PHYS_PFN(be64_to_cpu(pas[i])));
 	sim->pages.count += n;
 	sim_stat_add(sim, pages_given, n);
 	return 0;

@@ -105,6 +105,7 @@ enum sim_state {
 #define SIM_ST(s)		BIT(SIM_STATE_##s)
 
 struct sim_eq;
+struct sim_host_ops;
 
 /* Capability types the model answers, index into sim_caps. */
 enum sim_cap_idx {
@@ -148,6 +149,9 @@ struct mlx5sp_sim {
 	bool from_debugfs;		/* created by "add": "del" may destroy */
 	bool destroying;		/* claimed by a destroyer; sim_list_lock */
 	struct dentry *dbg;
+	/* the front end (host.h) and its data; set at creation */
+	const struct sim_host_ops *host;
+	void *host_priv;
 
 	struct sim_bar bar;		/* init segment, command queue (bar.c) */
 	atomic_t stopping;		/* destroy in progress: queue no work */
@@ -336,6 +340,10 @@ void sim_debugfs_del(struct mlx5sp_sim *sim);
 struct mlx5sp_sim *sim_create(const char *name,
 			      const struct mlx5sp_sim_params *p,
 			      bool from_debugfs, struct net_device *netdev);
+/* a device on another front end (host.h), for its module */
+struct mlx5sp_sim *sim_create_host(const char *name,
+				   const struct mlx5sp_sim_params *p,
+				   const struct sim_host_ops *host, void *priv);
 int sim_destroy_by_name(const char *name);
 
 #endif /* MLX5SP_SIM_PRIV_H */

@@ -158,7 +158,7 @@ static int sim_umem_read(struct sim_cmd *c, struct sim_umem *um,
 		for (j = 0; j < per; j++) {
 			u64 sub = pa + j * SZ_4K;
 
-			if (!sim_dma_ram(sub, SZ_4K, SZ_4K))
+			if (!sim_dma_ram(c->sim, sub, SZ_4K, SZ_4K))
 				return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 						MLX5SP_SIM_SYND_UMEM_BAD_MTT);
 			um->pa[i * per + j] = sub;
