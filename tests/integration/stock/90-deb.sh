@@ -89,14 +89,14 @@ dkms status -m mlx5sp -v "$version" -k "$kver" | grep -q ": installed" ||
 ok "dkms status: $(dkms status -m mlx5sp -v "$version" -k "$kver")"
 
 step "the modules DKMS installed, as modprobe finds them"
-for m in mlx5sp mlx5sp_sim; do
+for m in mlx5sp mlx5sp_sim mlx5sp_sim_vfio; do
 	ko=("$dkms_dir/$m.ko"*)
 	[ -f "${ko[0]}" ] || die "no $dkms_dir/$m.ko*"
 	[ "$(modinfo -n $m)" = "${ko[0]}" ] || die "modinfo -n $m: $(modinfo -n $m), not ${ko[0]}"
 	[ "$(modinfo -F vermagic $m | cut -d' ' -f1)" = "$kver" ] ||
 		die "$m: vermagic $(modinfo -F vermagic $m), not $kver"
 done
-ok "mlx5sp.ko and mlx5sp_sim.ko in $dkms_dir, for $kver"
+ok "mlx5sp.ko, mlx5sp_sim.ko and mlx5sp_sim_vfio.ko in $dkms_dir, for $kver"
 deps=$(modprobe --show-depends mlx5sp_sim) || die "modprobe --show-depends mlx5sp_sim"
 echo "$deps"
 for m in ib_core ib_uverbs mlx5sp mlx5sp_sim; do
