@@ -364,13 +364,25 @@ static int alloc_uar(struct mlx5sp_dev *dev)
 	if ((u64)(dev->uar_index + 1) * MLX5_ADAPTER_PAGE_SIZE > U32_MAX) {
 		mlx5sp_err(dev, "firmware gave UAR %u outside the BAR\n",
 			   dev->uar_index);
-		return -EIO;
+		err = -EIO;
+		goto err_dealloc;
+	}
+	if (dev->bus->map_uar) {
+		err = dev->bus->map_uar(dev, dev->uar_index);
+		if (err)
+			goto err_dealloc;
 	}
 	return 0;
+
+err_dealloc:
+	mlx5sp_cmd_dealloc_uar(dev, dev->uar_index);
+	return err;
 }
 
 static void dealloc_uar(struct mlx5sp_dev *dev)
 {
+	if (dev->bus->unmap_uar)
+		dev->bus->unmap_uar(dev, dev->uar_index);
 	mlx5sp_cmd_dealloc_uar(dev, dev->uar_index);
 }
 

@@ -67,6 +67,15 @@ struct mlx5sp_bus_ops {
 	void (*uar_disassociate)(struct mlx5sp_dev *dev,
 				 struct ib_ucontext *uctx);
 	/*
+	 * Optional: the core's own UAR page @index is allocated, map it for
+	 * the kernel's doorbells (rd32/wr32/wr64 at its offsets), and gone.
+	 * Process context.
+	 */
+	int (*map_uar)(struct mlx5sp_dev *dev, u32 index);
+	void (*unmap_uar)(struct mlx5sp_dev *dev, u32 index);
+	/* Optional: the function is cut off from its bus (AER, removal). */
+	bool (*offline)(struct mlx5sp_dev *dev);
+	/*
 	 * UAR pages can be mapped write-combining (BlueFlame): a BAR's are,
 	 * a model's are plain memory.
 	 */
