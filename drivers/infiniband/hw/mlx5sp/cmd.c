@@ -674,16 +674,41 @@ void mlx5sp_cmd_use_polling(struct mlx5sp_dev *dev)
 	cmd_set_events(dev, false);
 }
 
-static int wait_fw_ready(struct mlx5sp_dev *dev, unsigned int ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
+/*
+ * As long as mlx5_core waits: a card's firmware may take a minute or two
+ * after a reset before it clears "initializing"; said every 20 s.
+ */
+#define FW_INIT_WAIT_MS		120000
+#define FW_INIT_WARN_MS		20000
 
-	while (mlx5sp_rd32(dev, MLX5SP_ISEG(initializing)) >> 31) {
+/*
+ * Firmware initializing: wait for it, but not for a function that no
+ * longer answers (all ones: surprise removal, a dead link, a bus error).
+ */
+static int wait_fw_ready(struct mlx5sp_dev *dev, const char *what)
+{
+	unsigned long start = jiffies, warned = jiffies;
+	unsigned long end = start + msecs_to_jiffies(FW_INIT_WAIT_MS);
+	u32 v;
+
+	for (;;) {
+		v = mlx5sp_rd32(dev, MLX5SP_ISEG(initializing));
+		if (v == U32_MAX) {
+			mlx5sp_err(dev, "%s: the device does not answer (all ones)\n",
+				   what);
+			return -ENODEV;
+		}
+		if (!(v >> 31))
+			return 0;
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
+		if (time_after(jiffies, warned + msecs_to_jiffies(FW_INIT_WARN_MS))) {
+			warned = jiffies;
+			mlx5sp_warn(dev, "%s: firmware still initializing after %u s\n",
+				    what, jiffies_to_msecs(jiffies - start) / 1000);
+		}
 		usleep_range(5000, 10000);
 	}
-	return 0;
 }
 
 int mlx5sp_cmd_init(struct mlx5sp_dev *dev)
@@ -693,7 +718,7 @@ int mlx5sp_cmd_init(struct mlx5sp_dev *dev)
 	unsigned int i;
 	int err;
 
-	err = wait_fw_ready(dev, 10000);
+	err = wait_fw_ready(dev, "pre-initializing");
 	if (err) {
 		mlx5sp_err(dev, "firmware did not finish initializing\n");
 		return err;
@@ -751,7 +776,7 @@ int mlx5sp_cmd_init(struct mlx5sp_dev *dev)
 	mlx5sp_wr32(dev, MLX5SP_ISEG(cmdq_addr_h), upper_32_bits(cmd->cmdq_dma));
 	mlx5sp_wr32(dev, MLX5SP_ISEG(cmdq_addr_l_sz), lower_32_bits(cmd->cmdq_dma));
 	/* Firmware picks the queue up before it is ready for commands. */
-	err = wait_fw_ready(dev, 10000);
+	err = wait_fw_ready(dev, "initializing");
 	if (err) {
 		mlx5sp_err(dev, "firmware did not accept the command queue\n");
 		goto err_destroy_wq;

@@ -150,6 +150,15 @@ bool mlx5sp_health_check(struct mlx5sp_dev *dev)
 
 	if (mlx5sp_dev_dead(dev))
 		return true;
+	/*
+	 * A function gone from the bus (surprise removal, a dead link, AER)
+	 * reads all ones, its firmware revision too: no syndrome to trust.
+	 */
+	if ((dev->bus->offline && dev->bus->offline(dev)) ||
+	    mlx5sp_rd32(dev, MLX5SP_ISEG(fw_rev)) == U32_MAX) {
+		mlx5sp_enter_error_state(dev, "the device does not answer");
+		return true;
+	}
 	synd = health_syndrome(dev);
 	if (synd) {
 		health_report(dev, synd);
