@@ -1,7 +1,7 @@
 #!/bin/bash
 # budget: 120
-# Faults through the model's debugfs: a missing capability refuses bring-up
-# with a clear message, an injected bring-up failure unwinds, a page-request
+# Faults through the model's debugfs: a missing capability and a port in
+# InfiniBand mode refuse bring-up with a clear message, an injected bring-up failure unwinds, a page-request
 # storm is answered, a fatal health syndrome moves the device to error state
 # and it is still removed cleanly. Firmware refusing to destroy ib_mad's
 # QP1 and its CQ at removal: the device still goes, with no kernel report
@@ -14,6 +14,13 @@ mark missing-cap
 if add fc0 missing_caps=2 2>/dev/null; then die "bring-up without signature caps succeeded"; fi
 log_since missing-cap | grep -q "fc0: device lacks capability sho" || die "no clear refusal message"
 [ ! -e "$simfs/fc0" ] || die "refused device left behind"
+
+# a port in InfiniBand mode: refused, never reported as RoCE
+mark port-ib
+if add fi0 port_ib=1 2>/dev/null; then die "bring-up of an InfiniBand-mode port succeeded"; fi
+log_since port-ib | grep -q "fi0: the port is in InfiniBand mode: .*use mlx5_ib" ||
+	die "no clear refusal of the InfiniBand port"
+[ ! -e "$simfs/fi0" ] && [ ! -e /sys/class/infiniband/fi0 ] || die "refused IB-mode device left behind"
 
 mark storm
 add fs0

@@ -109,6 +109,7 @@ struct mlx5sp_ib_dev {
 	struct ib_device ib;
 	struct mlx5sp_dev *mdev;
 	struct net_device *netdev;	/* held by the bus (model), may be NULL */
+	__be64 sys_image_guid;		/* the device's, as node_guid */
 	atomic_t mkey_var;		/* key byte of the next MKEY */
 	/*
 	 * Integrity MRs by MKEY index; its xa_lock also protects their

@@ -150,10 +150,43 @@ static struct notifier_block mlx5sp_netdev_nb = {
 	.notifier_call = netdev_event,
 };
 
+/*
+ * The device's own GUIDs (a card's from its flash), from its NIC vport
+ * context, as mlx5_ib takes them for a RoCE port.
+ */
+static bool query_guids(struct mlx5sp_ib_dev *dev)
+{
+	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
+	u64 node, sys;
+	void *out, *ctx;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return false;
+	MLX5_SET(query_nic_vport_context_in, in, opcode,
+		 MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
+	err = mlx5sp_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	ctx = MLX5_ADDR_OF(query_nic_vport_context_out, out, nic_vport_context);
+	node = MLX5_GET64(nic_vport_context, ctx, node_guid);
+	sys = MLX5_GET64(nic_vport_context, ctx, system_image_guid);
+	kfree(out);
+	if (err || !node) {
+		mlx5sp_warn(dev->mdev, "no node GUID from the device (%d)\n", err);
+		return false;
+	}
+	dev->ib.node_guid = cpu_to_be64(node);
+	dev->sys_image_guid = cpu_to_be64(sys ?: node);
+	return true;
+}
+
 static void set_node_guid(struct mlx5sp_ib_dev *dev, struct net_device *netdev)
 {
 	u8 guid[8];
 
+	if (query_guids(dev))
+		return;
 	if (netdev) {
 		addrconf_addr_eui48(guid, netdev->dev_addr);
 	} else {
@@ -167,6 +200,7 @@ static void set_node_guid(struct mlx5sp_ib_dev *dev, struct net_device *netdev)
 		put_unaligned_be32(h, &guid[4]);
 	}
 	memcpy(&dev->ib.node_guid, guid, sizeof(guid));
+	dev->sys_image_guid = dev->ib.node_guid;
 }
 
 /**

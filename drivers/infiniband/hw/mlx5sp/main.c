@@ -109,6 +109,15 @@ static int query_caps(struct mlx5sp_dev *dev)
 	/* Firmware signs its output mailboxes while checksums are on. */
 	dev->cmd.check_sig = MLX5_GET(cmd_hca_cap, dev->caps_cur[MLX5SP_CAPS_GENERAL],
 				      cmdif_checksum);
+	/*
+	 * An InfiniBand port needs an SMA, LIDs and a subnet manager, which
+	 * mlx5sp does not do: refused, never reported as RoCE.
+	 */
+	if (MLX5_GET(cmd_hca_cap, dev->caps_cur[MLX5SP_CAPS_GENERAL], port_type) !=
+	    MLX5_CAP_PORT_TYPE_ETH) {
+		mlx5sp_err(dev, "the port is in InfiniBand mode: mlx5sp drives Ethernet (RoCE) ports only; use mlx5_ib, or set the port to Ethernet (mlxconfig LINK_TYPE_P1=2)\n");
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 

@@ -92,7 +92,7 @@ int mlx5sp_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	memset(props, 0, sizeof(*props));
 	props->fw_ver = ((u64)mdev->fw_rev_major << 32) |
 			(mdev->fw_rev_minor << 16) | mdev->fw_rev_sub;
-	props->sys_image_guid = ibdev->node_guid;
+	props->sys_image_guid = to_ibdev(ibdev)->sys_image_guid;
 	props->max_mr_size = ~0ULL;
 	props->page_size_cap = ~(MLX5_ADAPTER_PAGE_SIZE - 1ULL);
 	props->vendor_id = MLX5SP_VENDOR_OUI;

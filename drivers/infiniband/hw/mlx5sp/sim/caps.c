@@ -126,7 +126,8 @@ static void sim_caps_general(struct mlx5sp_sim *sim, u32 *c)
 	/* 0 means 128 entries; RoCE has no P_Keys to speak of */
 	MLX5_SET(cmd_hca_cap, c, pkey_table_size, 0);
 	MLX5_SET(cmd_hca_cap, c, local_ca_ack_delay, 16);
-	MLX5_SET(cmd_hca_cap, c, port_type, MLX5_CAP_PORT_TYPE_ETH);
+	MLX5_SET(cmd_hca_cap, c, port_type, sim->params.port_ib ?
+		 MLX5_CAP_PORT_TYPE_IB : MLX5_CAP_PORT_TYPE_ETH);
 	MLX5_SET(cmd_hca_cap, c, num_ports, 1);
 	MLX5_SET(cmd_hca_cap, c, log_max_msg, 30);
 	MLX5_SET(cmd_hca_cap, c, max_tc, 8);

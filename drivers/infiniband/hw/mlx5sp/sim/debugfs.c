@@ -2,7 +2,7 @@
 /*
  * debugfs of the software ConnectX, /sys/kernel/debug/mlx5sp_sim/:
  *   add   "NAME [boot_pages=N] [init_pages=N] [log_cmdq_size=N]
- *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK]
+ *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK] [port_ib=0|1]
  *          [log_max_qp=N] [log_max_cq=N] [log_max_mkey=N] [log_max_pd=N]
  *          [log_max_srq=N] [netdev=IFNAME]"
  *         creates a device and attaches the driver to it (with netdev=,
@@ -536,6 +536,8 @@ static int sim_parse_option(struct mlx5sp_sim_params *p, char *opt)
 		p->boot_delay_ms = val;
 	else if (!strcmp(key, "missing_caps"))
 		p->missing_caps = val;
+	else if (!strcmp(key, "port_ib") && val <= 1)
+		p->port_ib = val;
 	else if (!strcmp(key, "log_max_qp") && val <= U8_MAX)
 		p->log_max_qp = val;
 	else if (!strcmp(key, "log_max_cq") && val <= U8_MAX)

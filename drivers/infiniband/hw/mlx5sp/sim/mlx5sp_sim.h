@@ -40,6 +40,8 @@ struct mlx5sp_sim_params {
 	u8 log_max_mkey;	/* 1..24 */
 	u8 log_max_pd;		/* 1..24 */
 	u8 log_max_srq;		/* 1..23 */
+	/* the port in InfiniBand mode (port_type), not Ethernet */
+	bool port_ib;
 };
 
 /* Status values below this are counted one by one in cmd_status[]. */
