@@ -81,7 +81,7 @@ USER_PROGS := $(TOP)/.build/tests/bad_input $(TOP)/.build/tests/sig_pipeline \
 	$(TOP)/.build/tests/load $(TOP)/.build/tests/fail_nth \
 	$(TOP)/.build/tests/limits \
 	$(TOP)/.build/tests/wire_retry $(TOP)/.build/tests/peer_gone \
-	$(TOP)/.build/tests/cm_stop \
+	$(TOP)/.build/tests/cm_stop $(TOP)/.build/tests/vfio_function \
 	$(TOP)/.build/bench/mlx5sp-bench $(TOP)/.build/bench/mlx5sp-sigbench
 
 userprogs: setup userspace $(USER_PROGS)
@@ -121,6 +121,11 @@ $(TOP)/.build/tests/cm_shutdown: $(TOP)/tests/userspace/cm_shutdown.c \
 		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
+$(TOP)/.build/tests/vfio_function: $(TOP)/tests/userspace/vfio_function.c \
+		$(TOP)/tests/userspace/check.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $<
 
 $(TOP)/.build/tests/cm_stop: $(TOP)/tests/userspace/cm_stop.c \
 		$(TOP)/tests/userspace/check.h $(TOP)/tests/userspace/cm.h
