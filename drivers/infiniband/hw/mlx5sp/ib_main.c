@@ -260,7 +260,8 @@ int mlx5sp_ib_add(struct mlx5sp_dev *mdev, struct net_device *netdev)
 		schedule_work(&dev->fatal_work);
 	mdev->ib = dev;
 
-	err = ib_register_device(&dev->ib, mdev->name, mdev->dma_dev);
+	err = ib_register_device(&dev->ib, mdev->ib_name ?: mdev->name,
+				 mdev->dma_dev);
 	if (err) {
 		mlx5sp_err(mdev, "registering the RDMA device failed: %d\n", err);
 		goto err_dealloc;

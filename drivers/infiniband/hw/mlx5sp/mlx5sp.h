@@ -206,6 +206,8 @@ enum mlx5sp_cap_idx {
 struct mlx5sp_dev {
 	struct device *dma_dev;
 	const char *name;
+	/* the RDMA device's name (may hold %d), else name */
+	const char *ib_name;
 	const struct mlx5sp_bus_ops *bus;
 	void *bus_priv;			/* pci_dev or model device state */
 	u16 vendor_id;

@@ -292,6 +292,7 @@ static int mlx5sp_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 
 	priv->dev.dma_dev = &pdev->dev;
 	priv->dev.name = pci_name(pdev);
+	priv->dev.ib_name = "mlx5sp_%d";	/* as mlx5_ib's mlx5_%d */
 	priv->dev.bus = &pcibus_ops;
 	priv->dev.bus_priv = priv;
 	priv->dev.vendor_id = pdev->vendor;
