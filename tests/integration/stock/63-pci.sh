@@ -1,5 +1,5 @@
 #!/bin/bash
-# budget: 1200
+# budget: 1800
 # The software ConnectX as a PCI function: mlx5sp_sim_vfio.ko offers a
 # ConnectX-6 mediated device, QEMU runs a nested guest (stock kernel)
 # with it through vfio-pci, and there the unmodified mlx5sp.ko binds it
