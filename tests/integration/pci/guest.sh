@@ -23,6 +23,14 @@ lspci -vv -s "$dev" | grep -q "MSI-X: Enable- Count=8" || {
 }
 ok "$dev: 15b3:101b, Ethernet class, 64 MiB prefetchable BAR0, MSI-X of 8"
 
+# ib_of: the RDMA device on $dev, or nothing
+ib_of() {
+	local i
+	for i in /sys/class/infiniband/*; do
+		[ "$(basename "$(readlink -f "$i/device")")" = "$dev" ] && basename "$i"
+	done
+	return 0
+}
 for d in $(modinfo -F depends "$ko/mlx5sp.ko" | tr , ' '); do modprobe "$d"; done
 insmod "$ko/mlx5sp.ko"
 mark bind
@@ -33,10 +41,7 @@ bind() {
 }
 bind
 log_since bind | grep -q "$dev: up: fw 22.39.1002" || die "$dev did not come up"
-ib=
-for i in /sys/class/infiniband/*; do
-	[ "$(basename "$(readlink -f "$i/device")")" = "$dev" ] && ib=$(basename "$i")
-done
+ib=$(ib_of)
 [ -n "$ib" ] || die "no RDMA device on $dev"
 info=$(ibv_devinfo -v -d "$ib")
 grep -q "fw_ver:.*22.39.1002" <<<"$info" || die "ibv_devinfo: $info"
@@ -52,10 +57,7 @@ mark flr-bound
 echo 1 > "$sys/reset"
 log_since flr-bound | grep -q "$dev: down" || die "$dev not torn down for the reset"
 log_since flr-bound | grep -q "$dev: up: fw 22.39.1002" || die "$dev did not come up after the reset"
-ib=
-for i in /sys/class/infiniband/*; do
-	[ "$(basename "$(readlink -f "$i/device")")" = "$dev" ] && ib=$(basename "$i")
-done
+ib=$(ib_of)
 [ -n "$ib" ] || die "no RDMA device on $dev after the reset"
 ibv_devinfo -d "$ib" | grep -q "fw_ver:.*22.39.1002" || die "$ib does not answer after the reset"
 ok "FLR while bound: down, reset, up again as $ib"

@@ -201,7 +201,6 @@ static long sim_vfio_pin_chunk(struct sim_vfio *v, u64 iova,
 	static const int probe[] = { 0, SIM_VFIO_PIN_CHUNK / 2,
 				     SIM_VFIO_PIN_CHUNK - 1 };
 	long pinned = 0;
-	bool any = false;
 	int i, ret;
 
 	ret = sim_vfio_pin(v, iova, SIM_VFIO_PIN_CHUNK, pages);
@@ -214,12 +213,10 @@ static long sim_vfio_pin_chunk(struct sim_vfio *v, u64 iova,
 				   pages);
 		if (ret == -ENOMEM)
 			return ret;
-		if (!ret) {
-			any = true;
+		if (!ret)
 			pinned++;
-		}
 	}
-	if (!any)
+	if (!pinned)
 		return 0;
 	for (i = 0; i < SIM_VFIO_PIN_CHUNK; i++) {
 		u64 a = iova + ((u64)i << PAGE_SHIFT);
@@ -507,13 +504,19 @@ static int sim_vfio_sim_new(struct sim_vfio *v)
  * it returns, so nothing of it reaches memory after), the function comes
  * back as after power-on, its pins kept for the next bus master.
  */
-static int sim_vfio_reset(struct sim_vfio *v, const char *why)
+/* No DMA, no model device, no vectors: what a reset and a close share. */
+static void sim_vfio_stop(struct sim_vfio *v)
 {
 	lockdep_assert_held(&v->lock);
 	WRITE_ONCE(v->dma_on, false);
 	mlx5sp_sim_destroy(v->sim);
 	v->sim = NULL;
 	sim_vfio_irqs_off(v);
+}
+
+static int sim_vfio_reset(struct sim_vfio *v, const char *why)
+{
+	sim_vfio_stop(v);
 	sim_vfio_cfg_reset(v);
 	v->resets++;
 	dev_info(v->vdev.dev, "%s: function reset (%s)\n", v->name, why);
@@ -537,10 +540,7 @@ static void sim_vfio_close(struct vfio_device *vdev)
 	struct sim_vfio *v = to_sim_vfio(vdev);
 
 	mutex_lock(&v->lock);
-	WRITE_ONCE(v->dma_on, false);
-	mlx5sp_sim_destroy(v->sim);
-	v->sim = NULL;
-	sim_vfio_irqs_off(v);
+	sim_vfio_stop(v);
 	sim_vfio_unpin_all(v);
 	mutex_unlock(&v->lock);
 }
