@@ -47,6 +47,9 @@ void sim_bar_init(struct mlx5sp_sim *sim)
 	sim_iseg_set(sim, SIM_ISEG_OFF(cmdq_addr_l_sz), sim_cmdq_l_sz_low(sim));
 	sim_iseg_set(sim, SIM_ISEG_OFF(initializing), SIM_INITIALIZING);
 	sim->bar.boot_done = ktime_add_ms(ktime_get(), sim->params.boot_delay_ms);
+	sim->health.base = 0;
+	sim->health.t0_ns = ktime_get_ns();
+	sim->health.frozen = false;
 }
 
 static u32 sim_read_initializing(struct mlx5sp_sim *sim)
@@ -75,6 +78,8 @@ u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset)
 	switch (offset) {
 	case SIM_ISEG_OFF(initializing):
 		return sim_read_initializing(sim);
+	case SIM_ISEG_OFF(health_counter):
+		return sim_health_counter(sim);
 	case SIM_ISEG_OFF(internal_timer_h):
 		return upper_32_bits(ktime_get_ns());
 	case SIM_ISEG_OFF(internal_timer_l):
@@ -376,20 +381,34 @@ void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val)
 	}
 }
 
-/* A healthy firmware advances the counter; a fatal or frozen one not. */
-void sim_health_work(struct work_struct *work)
+/*
+ * A healthy firmware advances the counter every SIM_HEALTH_PERIOD_MS; a
+ * fatal, disabled or (by a test) stopped one leaves it where it was. The
+ * change is seen at the next read: a counter that freezes moves once more
+ * at most, and one that runs again starts from where it stood.
+ */
+u32 sim_health_counter(struct mlx5sp_sim *sim)
 {
-	struct mlx5sp_sim *sim = container_of(to_delayed_work(work),
-					      struct mlx5sp_sim, health.work);
-	u32 count;
+	struct sim_health *h = &sim->health;
+	bool freeze = sim_is_fatal(sim) || atomic_read(&h->stopped);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 val, rem;
 
-	if (!sim_is_fatal(sim) && !atomic_read(&sim->health.stopped)) {
-		count = be32_to_cpu(READ_ONCE(sim->bar.iseg->health_counter));
-		sim_iseg_set(sim, SIM_ISEG_OFF(health_counter), count + 1);
+	spin_lock_irqsave(&h->counter_lock, flags);
+	if (!h->frozen) {
+		/* whole periods counted; t0 keeps the part of one */
+		h->base += (u32)div_u64_rem(now - h->t0_ns,
+					    SIM_HEALTH_PERIOD_MS * NSEC_PER_MSEC,
+					    &rem);
+		h->t0_ns = now - rem;
+	} else if (!freeze) {
+		h->t0_ns = now;
 	}
-	if (!atomic_read(&sim->stopping))
-		queue_delayed_work(sim->wq, &sim->health.work,
-				   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
+	h->frozen = freeze;
+	val = h->base;
+	spin_unlock_irqrestore(&h->counter_lock, flags);
+	return val;
 }
 
 /* Fill the health buffer the way an asserting firmware leaves it. */

@@ -34,8 +34,19 @@ struct sim_health {
 	atomic_t nic_disabled;		/* the driver turned the NIC off */
 	struct work_struct nic_off_work; /* reads disabled after a GP */
 	atomic_t stopped;		/* counter frozen by a test */
-	struct delayed_work work;	/* advances the counter */
+	/*
+	 * The counter runs on the firmware's own clock, not on a work item
+	 * of the host (a loaded guest once held one off for 3 s, and the
+	 * driver saw a healthy device as stuck): base + the SIM_HEALTH_PERIOD_MS
+	 * ticks since t0_ns while running; base alone while frozen.
+	 */
+	spinlock_t counter_lock;	/* protects base, t0_ns, frozen */
+	u32 base;
+	u64 t0_ns;
+	bool frozen;
 };
+
+u32 sim_health_counter(struct mlx5sp_sim *sim);
 
 u32 sim_read32(struct mlx5sp_model_dev *mdev, u32 offset);
 void sim_write32(struct mlx5sp_model_dev *mdev, u32 offset, u32 val);
@@ -51,7 +62,6 @@ bool sim_uar_store(struct mlx5sp_model_dev *mdev, u32 index, u32 offset,
 #define SIM_UAR_UNWRITTEN	(~0ULL)
 bool sim_uar_store_landed(struct mlx5sp_sim *sim, u32 index, u32 offset);
 void sim_bar_init(struct mlx5sp_sim *sim);
-void sim_health_work(struct work_struct *work);
 void sim_health_set_fatal(struct mlx5sp_sim *sim, u8 synd);
 void sim_nic_off_work(struct work_struct *work);
 

@@ -274,7 +274,7 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	INIT_WORK(&sim->release_work, sim_release_work);
 	INIT_WORK(&sim->cmd_work, sim_cmd_work);
 	INIT_WORK(&sim->health.nic_off_work, sim_nic_off_work);
-	INIT_DELAYED_WORK(&sim->health.work, sim_health_work);
+	spin_lock_init(&sim->health.counter_lock);
 	sim_init_slots(sim);
 	sim->inject.cmd.fail_nth = sim_debugfs_take_fail_nth();
 	/* a ConnectX's RoCE congestion control is on by default */
@@ -397,8 +397,6 @@ static struct mlx5sp_sim *__sim_create(const char *name,
 		goto err_stop_engine;
 
 	sim_bar_init(sim);
-	queue_delayed_work(sim->wq, &sim->health.work,
-			   msecs_to_jiffies(SIM_HEALTH_PERIOD_MS));
 	sim_debugfs_add(sim);
 	sim_fabric_add(sim);
 	list_add_tail(&sim->node, &sim_list);
@@ -505,7 +503,6 @@ static void sim_stop(struct mlx5sp_sim *sim)
 	int i;
 
 	atomic_set(&sim->stopping, 1);
-	cancel_delayed_work_sync(&sim->health.work);
 	cancel_work_sync(&sim->cmd_work);
 	for (i = 0; i < SIM_MAX_SLOTS; i++)
 		cancel_delayed_work_sync(&sim->slots[i].dwork);
