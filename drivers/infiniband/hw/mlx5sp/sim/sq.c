@@ -67,7 +67,7 @@
 #define SIM_QKEY_PRIVILEGED	0x80000000
 #define SIM_INFINITE_RNR	7
 #define SIM_SQ_ACKS		32	/* completions awaiting their ACK */
-#define SIM_MAX_ACK_DELAY_US	USEC_PER_SEC
+#define SIM_MAX_ACK_DELAY_US	(10 * USEC_PER_SEC)
 
 struct sim_sq_ack {
 	struct sim_cqe_info ci;
