@@ -33,6 +33,7 @@ gs4=$gs
 gr4=$gr
 ip -n $ns addr add $ip6a/64 dev vethA nodad
 ip addr add $ip6b/64 dev vethB nodad
+wire_neigh $ip6a $ip6b
 gs6=$(gid_index sp0 $ip6a)
 gr6=$(gid_index rxe0 $ip6b)
 ok "IPv6 RoCE v2 GIDs: sp0 $gs6 ($ip6a), rxe0 $gr6 ($ip6b) ($(($(date +%s) - t0)) s)"

@@ -101,6 +101,23 @@ wire_debug_opt_in() {
 	fi
 }
 
+# wire_neigh ADDR-A ADDR-B: permanent neighbour entries for the two ends
+# (ADDR-A on vethA in netns $ns, ADDR-B on vethB), each with the other's
+# MAC. A QP's move to RTR resolves its destination MAC through ib_core's
+# rdma_addr_find_l2_eth_by_grh(), which waits 1 s for the neighbour: one
+# lost ARP request or reply (netem's loss is on every frame) or a guest
+# too busy to answer in time and the modify fails with ETIMEDOUT. These
+# tests are of RoCE on the wire, not of the host's neighbour discovery.
+wire_neigh() {
+	local maca macb
+	maca=$(ip netns exec $ns cat /sys/class/net/vethA/address)
+	macb=$(cat /sys/class/net/vethB/address)
+	ip -n $ns neigh replace "$2" lladdr "$macb" dev vethA nud permanent ||
+		die "neighbour $2 on vethA"
+	ip neigh replace "$1" lladdr "$maca" dev vethB nud permanent ||
+		die "neighbour $1 on vethB"
+}
+
 # wire_setup MARK: load, the pair, the two devices
 wire_setup() {
 	# a kernel without veth (said before the clean-up trap)
@@ -124,6 +141,7 @@ wire_setup() {
 	ip netns exec $ns rdma link add sp0 type mlx5sp netdev vethA ||
 		die "rdma link add sp0 in netns $ns"
 	rdma link add rxe0 type rxe netdev vethB || die "rdma link add rxe0"
+	wire_neigh $ipa $ipb
 	gs=$(gid_index sp0 $ipa)
 	gr=$(gid_index rxe0 $ipb)
 	wire=$simfs/sp0/wire
