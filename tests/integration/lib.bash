@@ -47,6 +47,11 @@ print(e[sys.argv[1]])' "$2" <<<"$out") ||
 	echo "$v"
 }
 
+# scaled SECS: a wall-clock bound of SECS on a quiet host, stretched by
+# this guest's speed factor (MLX5SP_SPEED, hundredths, from the runner: 100
+# to 500), as the runner stretches every script's budget
+scaled() { echo $(($1 * ${MLX5SP_SPEED:-100} / 100)); }
+
 load() {
 	local d
 	# insmod doesn't resolve dependencies; in-tree ones come by modprobe.
