@@ -10,10 +10,11 @@
 # and EIO from a verb and end without a crash, all within 60 s of the
 # removal on a quiet host (the bound is stretched by the guest's speed
 # factor: lib.bash's scaled); a kernel report fails the VM run. That is
-# the short form, in make test on the debug kernel. LOAD_FULL=1 (make stress, with 16
-# processes for 120 s) first runs the load alone, checking that every
-# process ends well, then removes the devices under load as above, then
-# once more by unloading the modules with the devices still there.
+# the short form, in make test on the debug kernel. LOAD_FULL=1 (make
+# stress, with 16 processes for 120 s) first runs the load alone,
+# checking that every process ends well, then removes the devices under
+# load as above, then once more by unloading the modules with the
+# devices still there.
 # Both forms end with the devices' firmware dying under load (a fatal
 # health syndrome, fatal.c) while it holds a command (a CREATE_CQ it
 # never answers): every process sees DEVICE_FATAL on each context and
