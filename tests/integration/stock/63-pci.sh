@@ -53,10 +53,7 @@ l2res=$MLX5SP_RESULTS/l2
 mkdir -p "$l2res"
 # the nested guest's bound: what is left of this script's limit
 l2limit=$((${MLX5SP_TEST_LIMIT:-1200} - SECONDS - 60))
-# (no_timer_check: a nested TCG guest's timer is too slow for the
-# kernel's IO-APIC timer check, which then panics at boot)
-MLX5SP_VM_APPEND=no_timer_check \
-	"$MLX5SP_TOP/tests/vm/run" --kernel stock --mem 768 --smp 1 --timeout "$l2limit" \
+"$MLX5SP_TOP/tests/vm/run" --kernel stock --mem 768 --smp 1 --timeout "$l2limit" \
 	--vfio "$mdev" --results "$l2res" -- bash tests/integration/pci/guest.sh \
 	> "$MLX5SP_RESULTS/l2.log" 2>&1 &
 l2=$!
