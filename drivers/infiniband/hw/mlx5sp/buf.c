@@ -8,24 +8,24 @@
 
 #include "ib.h"
 
-int mlx5sp_buf_alloc(struct mlx5sp_ib_dev *dev, size_t size,
+int mlx5sp_buf_alloc(struct mlx5sp_dev *dev, size_t size,
 		     struct mlx5sp_buf *buf)
 {
 	if (!size || size > MLX5SP_MAX_KBUF)
 		return -EINVAL;
 	buf->size = ALIGN(size, MLX5_ADAPTER_PAGE_SIZE);
-	buf->buf = dma_alloc_coherent(dev->mdev->dma_dev, buf->size, &buf->dma,
+	buf->buf = dma_alloc_coherent(dev->dma_dev, buf->size, &buf->dma,
 				      GFP_KERNEL);
 	if (!buf->buf)
 		return -ENOMEM;
 	return 0;
 }
 
-void mlx5sp_buf_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf)
+void mlx5sp_buf_free(struct mlx5sp_dev *dev, struct mlx5sp_buf *buf)
 {
 	if (!buf->buf)
 		return;
-	dma_free_coherent(dev->mdev->dma_dev, buf->size, buf->buf, buf->dma);
+	dma_free_coherent(dev->dma_dev, buf->size, buf->buf, buf->dma);
 	buf->buf = NULL;
 }
 

@@ -125,10 +125,10 @@ static int create_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 {
 	int err;
 
-	err = mlx5sp_db_alloc(dev, &cq->db);
+	err = mlx5sp_db_alloc(dev->mdev, &cq->db);
 	if (err)
 		return err;
-	err = mlx5sp_buf_alloc(dev, (size_t)cq->nent * MLX5SP_CQE_SIZE, &cq->buf);
+	err = mlx5sp_buf_alloc(dev->mdev, (size_t)cq->nent * MLX5SP_CQE_SIZE, &cq->buf);
 	if (err)
 		goto err_free_db;
 	init_kernel_cqes(&cq->buf, cq->nent);
@@ -137,14 +137,14 @@ static int create_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	return 0;
 
 err_free_db:
-	mlx5sp_db_free(dev, &cq->db);
+	mlx5sp_db_free(dev->mdev, &cq->db);
 	return err;
 }
 
 static void destroy_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq)
 {
-	mlx5sp_buf_free(dev, &cq->buf);
-	mlx5sp_db_free(dev, &cq->db);
+	mlx5sp_buf_free(dev->mdev, &cq->buf);
+	mlx5sp_db_free(dev->mdev, &cq->db);
 }
 
 static int destroy_cq_cmd(struct mlx5sp_ib_dev *dev, u32 cqn)
@@ -272,7 +272,7 @@ int mlx5sp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		/* a user may try again; ib_core takes no error for its own */
 		if (cq->user)
 			return err;
-		mlx5sp_quarantine(dev, &cq->buf, &cq->db, "CQ", cq->mcq.cqn);
+		mlx5sp_quarantine(dev->mdev, &cq->buf, &cq->db, "CQ", cq->mcq.cqn);
 	}
 	/* Firmware writes no more EQEs for it; wait out handlers running. */
 	mlx5sp_core_cq_remove(dev->mdev, &cq->mcq);
@@ -373,7 +373,7 @@ static int resize_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	unsigned long flags;
 	int err;
 
-	err = mlx5sp_buf_alloc(dev, (size_t)nent * MLX5SP_CQE_SIZE, &nbuf);
+	err = mlx5sp_buf_alloc(dev->mdev, (size_t)nent * MLX5SP_CQE_SIZE, &nbuf);
 	if (err)
 		return err;
 	init_kernel_cqes(&nbuf, nent);
@@ -400,7 +400,7 @@ static int resize_kernel_cq(struct mlx5sp_ib_dev *dev, struct mlx5sp_cq *cq,
 	nbuf = cq->rbuf;
 	memset(&cq->rbuf, 0, sizeof(cq->rbuf));
 	spin_unlock_irqrestore(&cq->lock, flags);
-	mlx5sp_buf_free(dev, &nbuf);
+	mlx5sp_buf_free(dev->mdev, &nbuf);
 	return err;
 }
 

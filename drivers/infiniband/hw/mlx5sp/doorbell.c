@@ -69,19 +69,19 @@ void mlx5sp_db_unmap_user(struct mlx5sp_ucontext *uctx, struct mlx5sp_db *db)
 	db->page = NULL;
 }
 
-int mlx5sp_db_alloc(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db)
+int mlx5sp_db_alloc(struct mlx5sp_dev *dev, struct mlx5sp_db *db)
 {
-	db->db = dma_pool_zalloc(dev->mdev->db_pool, GFP_KERNEL, &db->dma);
+	db->db = dma_pool_zalloc(dev->db_pool, GFP_KERNEL, &db->dma);
 	if (!db->db)
 		return -ENOMEM;
 	db->page = NULL;
 	return 0;
 }
 
-void mlx5sp_db_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db)
+void mlx5sp_db_free(struct mlx5sp_dev *dev, struct mlx5sp_db *db)
 {
 	if (!db->db)
 		return;
-	dma_pool_free(dev->mdev->db_pool, db->db, db->dma);
+	dma_pool_free(dev->db_pool, db->db, db->dma);
 	db->db = NULL;
 }

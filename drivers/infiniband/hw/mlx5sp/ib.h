@@ -29,8 +29,6 @@
 #define MLX5SP_INVALID_LKEY	0x100	/* PRM: ends a scatter list */
 #define MLX5SP_ATOMIC_SIZE_8B	BIT(3)	/* atomic_size_qp: bit n = 2^n bytes */
 #define MLX5SP_IB_ACK_REQ_FREQ	8
-/* Kernel buffers are one DMA-coherent block; this bounds queue sizes. */
-#define MLX5SP_MAX_KBUF		SZ_4M
 /* Pages one fast registration maps (max_fast_reg_page_list_len). */
 #define MLX5SP_MAX_FRWR_PAGES	4096
 /* data and metadata lists of an integrity MR share one page key */
@@ -124,23 +122,6 @@ struct mlx5sp_ib_dev {
 	bool registered;
 	struct mlx5sp_counters cnt;	/* counters.c */
 	struct work_struct fatal_work;	/* fatal.c: firmware died */
-};
-
-/* A kernel DMA buffer: contiguous, described to firmware in 4 KiB pages. */
-struct mlx5sp_buf {
-	void *buf;
-	dma_addr_t dma;
-	size_t size;
-};
-
-/*
- * A doorbell record: a kernel one from the device's pool, or a user one
- * inside a pinned page of the user's shared with others of the context.
- */
-struct mlx5sp_db {
-	__be32 *db;			/* kernel records only */
-	dma_addr_t dma;
-	struct mlx5sp_user_db_page *page; /* user records only */
 };
 
 struct mlx5sp_user_db_page {
@@ -503,20 +484,8 @@ int mlx5sp_devx_async_query(struct ib_uobject *fd_uobj, const void *in,
 int mlx5sp_db_map_user(struct mlx5sp_ucontext *uctx, unsigned long virt,
 		       struct mlx5sp_db *db);
 void mlx5sp_db_unmap_user(struct mlx5sp_ucontext *uctx, struct mlx5sp_db *db);
-int mlx5sp_db_alloc(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
-void mlx5sp_db_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_db *db);
 
-/* quarantine.c */
-void mlx5sp_quarantine(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf,
-		       struct mlx5sp_db *db, const char *what, u32 n);
-void mlx5sp_quarantine_free(struct mlx5sp_dev *mdev);
-
-/* buf.c */
-int mlx5sp_buf_alloc(struct mlx5sp_ib_dev *dev, size_t size,
-		     struct mlx5sp_buf *buf);
-void mlx5sp_buf_free(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf);
-size_t mlx5sp_buf_npages(const struct mlx5sp_buf *buf);
-void mlx5sp_fill_pas_contig(dma_addr_t dma, size_t npages, __be64 *pas);
+/* buf.c: user queues (kernel buffers: mlx5sp.h) */
 void mlx5sp_fill_pas_umem(struct ib_umem *umem, unsigned long page_size,
 			  __be64 *pas, u64 flags);
 u32 mlx5sp_octo_len(u64 addr, u64 len, unsigned int page_shift);

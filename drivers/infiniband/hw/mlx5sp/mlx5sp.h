@@ -34,8 +34,29 @@
 struct ib_ucontext;
 struct mlx5sp_dev;
 struct mlx5sp_ib_dev;
+struct mlx5sp_user_db_page;
 struct rdma_user_mmap_entry;
 struct vm_area_struct;
+
+/* Kernel buffers are one DMA-coherent block; this bounds queue sizes. */
+#define MLX5SP_MAX_KBUF		SZ_4M
+
+/* A kernel DMA buffer: contiguous, described to firmware in 4 KiB pages. */
+struct mlx5sp_buf {
+	void *buf;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/*
+ * A doorbell record: a kernel one from the device's pool, or a user one
+ * inside a pinned page of the user's shared with others of the context.
+ */
+struct mlx5sp_db {
+	__be32 *db;			/* kernel records only */
+	dma_addr_t dma;
+	struct mlx5sp_user_db_page *page; /* user records only */
+};
 
 /* How registers and interrupts are reached: a PCI function or a model. */
 struct mlx5sp_bus_ops {
@@ -361,6 +382,22 @@ void mlx5sp_wait_nic_off(struct mlx5sp_dev *dev);
 void mlx5sp_health_start(struct mlx5sp_dev *dev);
 void mlx5sp_health_stop(struct mlx5sp_dev *dev);
 bool mlx5sp_health_check(struct mlx5sp_dev *dev);
+
+/* buf.c: kernel queue buffers, of the RDMA device's objects and the NIC's */
+int mlx5sp_buf_alloc(struct mlx5sp_dev *dev, size_t size,
+		     struct mlx5sp_buf *buf);
+void mlx5sp_buf_free(struct mlx5sp_dev *dev, struct mlx5sp_buf *buf);
+size_t mlx5sp_buf_npages(const struct mlx5sp_buf *buf);
+void mlx5sp_fill_pas_contig(dma_addr_t dma, size_t npages, __be64 *pas);
+
+/* doorbell.c: kernel doorbell records */
+int mlx5sp_db_alloc(struct mlx5sp_dev *dev, struct mlx5sp_db *db);
+void mlx5sp_db_free(struct mlx5sp_dev *dev, struct mlx5sp_db *db);
+
+/* quarantine.c */
+void mlx5sp_quarantine(struct mlx5sp_dev *dev, struct mlx5sp_buf *buf,
+		       struct mlx5sp_db *db, const char *what, u32 n);
+void mlx5sp_quarantine_free(struct mlx5sp_dev *mdev);
 
 /* pci.c */
 int mlx5sp_pci_register(void);

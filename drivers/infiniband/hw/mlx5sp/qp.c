@@ -484,8 +484,8 @@ static void free_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp)
 	qp->sq.wc_op = NULL;
 	qp->sq.partial = NULL;
 	qp->rq.wrid = NULL;
-	mlx5sp_buf_free(dev, &qp->buf);
-	mlx5sp_db_free(dev, &qp->db);
+	mlx5sp_buf_free(dev->mdev, &qp->buf);
+	mlx5sp_db_free(dev->mdev, &qp->db);
 }
 
 static int create_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
@@ -505,10 +505,10 @@ static int create_kernel_qp(struct mlx5sp_ib_dev *dev, struct mlx5sp_qp *qp,
 	size = qp->sq.offset + (qp->sq.wqe_cnt << qp->sq.wqe_shift);
 	if (!size)
 		return -EINVAL;
-	err = mlx5sp_db_alloc(dev, &qp->db);
+	err = mlx5sp_db_alloc(dev->mdev, &qp->db);
 	if (err)
 		return err;
-	err = mlx5sp_buf_alloc(dev, size, &qp->buf);
+	err = mlx5sp_buf_alloc(dev->mdev, size, &qp->buf);
 	if (err)
 		goto err_free;
 	*npages = mlx5sp_buf_npages(&qp->buf);
@@ -1357,7 +1357,7 @@ int mlx5sp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		/* a user may try again; ib_core takes no error for its own */
 		if (qp->user)
 			return err;
-		mlx5sp_quarantine(dev, &qp->buf, &qp->db, "QP", qp->mqp.qpn);
+		mlx5sp_quarantine(dev->mdev, &qp->buf, &qp->db, "QP", qp->mqp.qpn);
 	}
 	/* No event handler runs after this; no poller holds the QP after the cleans. */
 	mlx5sp_core_qp_remove(dev->mdev, &qp->mqp);

@@ -25,19 +25,18 @@ struct mlx5sp_quarantined {
 
 /**
  * mlx5sp_quarantine - keep a kernel object's DMA memory until teardown
- * @dev: the RDMA device
+ * @mdev: the core device
  * @buf: the object's queue buffer, taken (cleared)
  * @db: its kernel doorbell record, taken (cleared)
- * @what: "CQ", "QP" or "SRQ", for the log
+ * @what: "CQ", "QP", "SRQ" or a NIC queue, for the log
  * @n: its number
  *
  * The caller frees the rest of the object and reports success. Without
  * memory for the record the buffers are leaked, which is still safe.
  */
-void mlx5sp_quarantine(struct mlx5sp_ib_dev *dev, struct mlx5sp_buf *buf,
+void mlx5sp_quarantine(struct mlx5sp_dev *mdev, struct mlx5sp_buf *buf,
 		       struct mlx5sp_db *db, const char *what, u32 n)
 {
-	struct mlx5sp_dev *mdev = dev->mdev;
 	struct mlx5sp_quarantined *q;
 
 	q = kmalloc(sizeof(*q), GFP_KERNEL);

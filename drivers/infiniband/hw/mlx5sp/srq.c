@@ -51,10 +51,10 @@ static int create_kernel_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 	u32 i;
 	int err;
 
-	err = mlx5sp_db_alloc(dev, &srq->db);
+	err = mlx5sp_db_alloc(dev->mdev, &srq->db);
 	if (err)
 		return err;
-	err = mlx5sp_buf_alloc(dev, buf_size, &srq->buf);
+	err = mlx5sp_buf_alloc(dev->mdev, buf_size, &srq->buf);
 	if (err)
 		goto err_free_db;
 	for (i = 0; i < srq->max; i++)
@@ -78,9 +78,9 @@ static int create_kernel_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
 err_free_wrid:
 	kvfree(srq->wrid);
 err_free_buf:
-	mlx5sp_buf_free(dev, &srq->buf);
+	mlx5sp_buf_free(dev->mdev, &srq->buf);
 err_free_db:
-	mlx5sp_db_free(dev, &srq->db);
+	mlx5sp_db_free(dev->mdev, &srq->db);
 	return err;
 }
 
@@ -88,8 +88,8 @@ static void destroy_kernel_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq
 {
 	bitmap_free(srq->busy);
 	kvfree(srq->wrid);
-	mlx5sp_buf_free(dev, &srq->buf);
-	mlx5sp_db_free(dev, &srq->db);
+	mlx5sp_buf_free(dev->mdev, &srq->buf);
+	mlx5sp_db_free(dev->mdev, &srq->db);
 }
 
 static int create_user_srq(struct mlx5sp_ib_dev *dev, struct mlx5sp_srq *srq,
@@ -273,7 +273,7 @@ int mlx5sp_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		/* a user may try again; ib_core takes no error for its own */
 		if (srq->user)
 			return err;
-		mlx5sp_quarantine(dev, &srq->buf, &srq->db, "SRQ",
+		mlx5sp_quarantine(dev->mdev, &srq->buf, &srq->db, "SRQ",
 				  srq->msrq.qpn);
 	}
 	/* No event handler runs after this. */
