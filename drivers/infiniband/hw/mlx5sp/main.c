@@ -89,14 +89,26 @@ static int query_caps(struct mlx5sp_dev *dev)
 		[MLX5SP_CAPS_GENERAL] = MLX5_CAP_GENERAL,
 		[MLX5SP_CAPS_ROCE] = MLX5_CAP_ROCE,
 		[MLX5SP_CAPS_ATOMIC] = MLX5_CAP_ATOMIC,
+		[MLX5SP_CAPS_ETH] = MLX5_CAP_ETHERNET_OFFLOADS,
+		[MLX5SP_CAPS_FLOW_TABLE] = MLX5_CAP_FLOW_TABLE,
 	};
+	const void *gen = dev->caps_max[MLX5SP_CAPS_GENERAL];
 	int i, err;
 
 	for (i = 0; i < MLX5SP_CAPS_NUM; i++) {
-		/* General caps come first and say whether there are atomic ones. */
-		if (i == MLX5SP_CAPS_ATOMIC &&
-		    !MLX5_GET(cmd_hca_cap, dev->caps_max[MLX5SP_CAPS_GENERAL], atomic))
+		/*
+		 * General caps come first and say whether there are atomic,
+		 * Ethernet offload and NIC flow table ones.
+		 */
+		if ((i == MLX5SP_CAPS_ATOMIC && !MLX5_GET(cmd_hca_cap, gen, atomic)) ||
+		    (i == MLX5SP_CAPS_ETH &&
+		     !MLX5_GET(cmd_hca_cap, gen, eth_net_offloads)) ||
+		    (i == MLX5SP_CAPS_FLOW_TABLE &&
+		     !MLX5_GET(cmd_hca_cap, gen, nic_flow_table))) {
+			memset(dev->caps_max[i], 0, MLX5_UN_SZ_BYTES(hca_cap_union));
+			memset(dev->caps_cur[i], 0, MLX5_UN_SZ_BYTES(hca_cap_union));
 			continue;
+		}
 		err = query_cap(dev, i, cap_types[i], HCA_CAP_OPMOD_GET_MAX,
 				dev->caps_max[i]);
 		if (err)

@@ -33,6 +33,7 @@
 
 struct ib_ucontext;
 struct mlx5sp_dev;
+struct mlx5sp_eth;
 struct mlx5sp_ib_dev;
 struct mlx5sp_user_db_page;
 struct rdma_user_mmap_entry;
@@ -221,6 +222,8 @@ enum mlx5sp_cap_idx {
 	MLX5SP_CAPS_GENERAL,
 	MLX5SP_CAPS_ROCE,
 	MLX5SP_CAPS_ATOMIC,	/* queried when the general caps say atomic */
+	MLX5SP_CAPS_ETH,	/* ... eth_net_offloads */
+	MLX5SP_CAPS_FLOW_TABLE,	/* ... nic_flow_table */
 	MLX5SP_CAPS_NUM,
 };
 
@@ -275,8 +278,14 @@ struct mlx5sp_dev {
 	struct xarray cq_table;		/* CQN -> core CQ; xa_lock_irqsave */
 	struct xarray qp_table;		/* QPN -> core QP; xa_lock_irqsave */
 	struct xarray srq_table;	/* SRQN -> core SRQ; xa_lock_irqsave */
-	spinlock_t event_lock;		/* protects listener */
+	spinlock_t event_lock;		/* protects listener and eth */
 	struct mlx5sp_event_listener listener;
+	/*
+	 * The port's NIC (eth.c), when the device has one and the bus gave
+	 * no netdev: it hears port changes and the error state. Set once
+	 * it is up, cleared before it goes.
+	 */
+	struct mlx5sp_eth *eth;
 
 	/* The RDMA device on top; set by the bus once registered. */
 	struct mlx5sp_ib_dev *ib;
@@ -303,6 +312,9 @@ static inline void mlx5sp_wr32(struct mlx5sp_dev *dev, u32 offset, u32 val)
 {
 	dev->bus->wr32(dev, offset, val);
 }
+
+#define MLX5SP_CAP_GEN_CUR(dev, fld) \
+	MLX5_GET(cmd_hca_cap, (dev)->caps_cur[MLX5SP_CAPS_GENERAL], fld)
 
 #define MLX5SP_ISEG(field) offsetof(struct mlx5_init_seg, field)
 
