@@ -8,6 +8,7 @@
  */
 #include <linux/dma-mapping.h>
 
+#include "eth.h"
 #include "mlx5sp.h"
 #include "trace.h"
 
@@ -141,6 +142,9 @@ static void port_event(struct mlx5sp_dev *dev, struct mlx5_eqe *eqe)
 	mlx5sp_dbg(dev, "port %u changed state (subtype 0x%x)\n", port,
 		   eqe->sub_type);
 	spin_lock_irqsave(&dev->event_lock, flags);
+	/* the NIC first: its carrier is what the RDMA port follows */
+	if (dev->eth)
+		mlx5sp_eth_port_event(dev->eth, port, eqe->sub_type);
 	if (dev->listener.port_event)
 		dev->listener.port_event(dev->listener.ctx, port, eqe->sub_type);
 	spin_unlock_irqrestore(&dev->event_lock, flags);
@@ -546,6 +550,8 @@ void mlx5sp_notify_fatal(struct mlx5sp_dev *dev)
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->eth)
+		mlx5sp_eth_fatal(dev->eth);
 	if (dev->listener.fatal)
 		dev->listener.fatal(dev->listener.ctx);
 	spin_unlock_irqrestore(&dev->event_lock, flags);

@@ -112,7 +112,12 @@ static void port_event(void *ctx, u8 port, u8 sub_type)
 {
 	struct mlx5sp_ib_dev *dev = ctx;
 
-	if (port != MLX5SP_IB_PORT)
+	/*
+	 * A port with the device's own NIC is as its netdev is: the NIC
+	 * reads the port's state into its carrier and the netdev notifier
+	 * below tells ib_core, in that order (event_lock held here).
+	 */
+	if (port != MLX5SP_IB_PORT || dev->mdev->eth)
 		return;
 	switch (sub_type) {
 	case MLX5_PORT_CHANGE_SUBTYPE_ACTIVE:

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/srcu.h>
 
+#include "eth.h"
 #include "ib.h"
 #include "uar_trap.h"
 
@@ -270,6 +271,7 @@ static void model_release(struct mlx5sp_dev *dev)
 	struct mlx5sp_model_dev *mdev = priv->mdev;
 	enum model_state state;
 
+	mlx5sp_eth_destroy(dev);
 	mlx5sp_dev_cleanup(dev);
 	mutex_lock(&model_lock);
 	state = priv->state;
@@ -318,8 +320,11 @@ int mlx5sp_model_attach(struct mlx5sp_model_dev *mdev)
 	err = mlx5sp_dev_init(&priv->dev);
 	if (err)
 		goto err_unpublish;
-	/* On failure the core is torn down and priv freed already. */
-	err = mlx5sp_ib_add(&priv->dev, mdev->netdev);
+	/*
+	 * The port: the model's netdev, or (a device with a cable) its own
+	 * NIC. On failure the core is torn down and priv freed already.
+	 */
+	err = mlx5sp_port_add(&priv->dev, mdev->netdev);
 	if (err)
 		return err;
 	mutex_lock(&model_lock);

@@ -9,6 +9,7 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 
+#include "eth.h"
 #include "ib.h"
 
 #define MLX5SP_MAX_VECTORS	8
@@ -173,6 +174,7 @@ static void pci_release(struct mlx5sp_dev *dev)
 	mutex_lock(&pci_ib_lock);
 	priv->core_up = false;
 	mutex_unlock(&pci_ib_lock);
+	mlx5sp_eth_destroy(dev);
 	mlx5sp_dev_cleanup(dev);
 	complete(&priv->core_down);
 }
@@ -190,8 +192,8 @@ static int pci_core_up(struct pci_priv *priv)
 	priv->core_up = true;
 	priv->core_started = true;
 	mutex_unlock(&pci_ib_lock);
-	/* No netdev of ours on PCI yet: a RoCE port that is down. */
-	return mlx5sp_ib_add(&priv->dev, NULL);	/* down again on error */
+	/* the port's NIC, then the RDMA device on it; down again on error */
+	return mlx5sp_port_add(&priv->dev, NULL);
 }
 
 /*
