@@ -1383,8 +1383,8 @@ static int query_port(struct mlx5sp_eth *eth, u8 *mac)
 	err = query_port_max_mtu(mdev, &eth->max_mtu);
 	if (err)
 		return err;
-	if (eth->max_mtu < MLX5SP_ETH_HW_MTU(ETH_MIN_MTU) ||
-	    MLX5SP_ETH_HW_MTU(ETH_DATA_LEN) > eth->max_mtu) {
+	eth->max_mtu = min_t(u16, eth->max_mtu, MLX5SP_ETH_MAX_HW_MTU);
+	if (eth->max_mtu < MLX5SP_ETH_HW_MTU(ETH_DATA_LEN)) {
 		mlx5sp_err(mdev, "NIC: the port's MTU of %u bytes is too small\n",
 			   eth->max_mtu);
 		return -EOPNOTSUPP;

@@ -28,6 +28,8 @@
 #define MLX5SP_ETH_MAX_DS	(3 + 1 + MAX_SKB_FRAGS)
 #define MLX5SP_ETH_MAX_WQE_BBS	DIV_ROUND_UP(MLX5SP_ETH_MAX_DS * MLX5_SEND_WQE_DS, \
 					     MLX5_SEND_WQE_BB)
+/* The largest port MTU used: a receive buffer is one skb of it. */
+#define MLX5SP_ETH_MAX_HW_MTU	10240
 /* netdev MTU -> the port's (hardware) MTU: Ethernet header, a VLAN, FCS */
 #define MLX5SP_ETH_HW_MTU(mtu)	((mtu) + ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
 #define MLX5SP_ETH_SW_MTU(hw)	((hw) - ETH_HLEN - VLAN_HLEN - ETH_FCS_LEN)
@@ -202,10 +204,10 @@ static inline void mlx5sp_eth_sq_inc(struct mlx5sp_eth_sq *sq,
 	u64_stats_update_end(&sq->syncp);
 }
 
-/* The basic blocks of the SQ that no WQE holds. */
+/* The basic blocks of the SQ that no WQE holds (xmit and NAPI). */
 static inline u32 mlx5sp_eth_sq_room(const struct mlx5sp_eth_sq *sq)
 {
-	return sq->wqe_cnt - (sq->pc - READ_ONCE(sq->cc));
+	return sq->wqe_cnt - (READ_ONCE(sq->pc) - READ_ONCE(sq->cc));
 }
 
 /* eth.c: the bus and the core's hooks */
