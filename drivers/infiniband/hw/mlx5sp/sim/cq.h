@@ -75,6 +75,9 @@ struct sim_cqe_info {
 	bool solicited;
 	bool vlan;			/* UD: the datagram had a VLAN tag */
 	u16 vlan_info;			/* ... its PCP (the SL) and VID */
+	/* Ethernet RQs (eth_rq.c): the frame's headers, what was checked */
+	u8 l4_l3_hdr_type;		/* l4 type << 4 | l3 type << 2 */
+	u8 hds_ip_ext;			/* CQE_L3_OK, CQE_L4_OK */
 	/* MLX5_CQE_SIG_ERR: the error and the signature MKEY (sig.c) */
 	const struct sim_sig_err *sig_err;
 	u32 sig_mkey;

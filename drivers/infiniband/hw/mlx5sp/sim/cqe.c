@@ -49,9 +49,11 @@ void sim_cqe_encode(struct mlx5_cqe64 *cqe, const struct sim_cqe_info *ci,
 		cqe->byte_cnt = cpu_to_be32(ci->byte_cnt);
 		cqe->immediate = ci->imm;
 		cqe->flags_rqpn = cpu_to_be32(ci->flags_rqpn);
+		cqe->l4_l3_hdr_type = ci->l4_l3_hdr_type;
+		cqe->hds_ip_ext = ci->hds_ip_ext;
 		if (ci->vlan) {
 			/* bit 0: a VLAN tag was stripped, vlan_info holds it */
-			cqe->l4_l3_hdr_type = 1;
+			cqe->l4_l3_hdr_type |= 1;
 			cqe->vlan_info = cpu_to_be16(ci->vlan_info);
 		}
 	}

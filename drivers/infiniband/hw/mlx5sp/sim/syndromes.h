@@ -8,7 +8,8 @@
  * 05 capabilities, 06 UAR, 07 EQ, 08 PD, 09 MKEY, 0a CQ, 0b QP,
  * 0c RoCE addresses and vports, 0d transport domains, 0e DMA buffers,
  * 0f model-internal, 10 DEVX user contexts and user memory, 11 SRQ,
- * 12 Q counters.
+ * 12 Q counters, 13 the physical port (registers, vport), 14 NIC
+ * steering (TIS, TIR, flow tables), 15 Ethernet SQs and RQs.
  */
 #ifndef MLX5SP_SIM_SYNDROMES_H
 #define MLX5SP_SIM_SYNDROMES_H
@@ -273,6 +274,103 @@ enum mlx5sp_sim_syndrome {
 	MLX5SP_SIM_SYND_SRQ_BAD_LWM = 0x5b110008,
 	/* QP srqn does not exist */
 	MLX5SP_SIM_SYND_QP_BAD_SRQN = 0x5b110009,
+
+	/* register_id not PAOS, PMTU or PTYS */
+	MLX5SP_SIM_SYND_REG_UNSUPPORTED = 0x5b130001,
+	/* local_port not 1, or another plane or swid */
+	MLX5SP_SIM_SYND_REG_BAD_PORT = 0x5b130002,
+	/* ACCESS_REG op_mod not write (0) or read (1) */
+	MLX5SP_SIM_SYND_REG_BAD_OP = 0x5b130003,
+	/* register data shorter than the register's layout */
+	MLX5SP_SIM_SYND_REG_SHORT = 0x5b130004,
+	/* PAOS admin_status not up (1) or down (2) */
+	MLX5SP_SIM_SYND_PAOS_BAD_STATUS = 0x5b130005,
+	/* PMTU admin_mtu above max_mtu or below the minimum */
+	MLX5SP_SIM_SYND_PMTU_BAD_MTU = 0x5b130006,
+	/* PTYS proto_mask not Ethernet, or eth_proto_admin not supported */
+	MLX5SP_SIM_SYND_PTYS_BAD_PROTO = 0x5b130007,
+	/* MODIFY_NIC_VPORT_CONTEXT field_select beyond roce_en and mtu */
+	MLX5SP_SIM_SYND_VPORT_BAD_FIELD = 0x5b130008,
+	/* MODIFY_NIC_VPORT_CONTEXT mtu out of range */
+	MLX5SP_SIM_SYND_VPORT_BAD_MTU = 0x5b130009,
+
+	/* no free TIS, TIR, flow table or flow group number */
+	MLX5SP_SIM_SYND_STEER_EXHAUSTED = 0x5b140001,
+	/* TIS does not exist */
+	MLX5SP_SIM_SYND_TIS_NOT_FOUND = 0x5b140002,
+	/* TIS prio, lag, tls, underlay or pd: not supported */
+	MLX5SP_SIM_SYND_TIS_UNSUPPORTED = 0x5b140003,
+	/* TIS still used by an SQ */
+	MLX5SP_SIM_SYND_TIS_IN_USE = 0x5b140004,
+	/* TIR does not exist */
+	MLX5SP_SIM_SYND_TIR_NOT_FOUND = 0x5b140005,
+	/* TIR not DIRECT, or LRO, TLS, hashing, self loopback block set */
+	MLX5SP_SIM_SYND_TIR_UNSUPPORTED = 0x5b140006,
+	/* TIR inline_rqn is not an RQ */
+	MLX5SP_SIM_SYND_TIR_BAD_RQN = 0x5b140007,
+	/* TIR still a destination of a flow table entry */
+	MLX5SP_SIM_SYND_TIR_IN_USE = 0x5b140008,
+	/* table_type not NIC_RX */
+	MLX5SP_SIM_SYND_FT_BAD_TYPE = 0x5b140009,
+	/* flow table does not exist */
+	MLX5SP_SIM_SYND_FT_NOT_FOUND = 0x5b14000a,
+	/* flow table level or log_size out of range */
+	MLX5SP_SIM_SYND_FT_BAD_SIZE = 0x5b14000b,
+	/* flow table reformat, decap, sw_owner, termination or miss action */
+	MLX5SP_SIM_SYND_FT_UNSUPPORTED = 0x5b14000c,
+	/* flow table is the root, or still has groups */
+	MLX5SP_SIM_SYND_FT_IN_USE = 0x5b14000d,
+	/* flow group indexes outside the table, reversed or overlapping */
+	MLX5SP_SIM_SYND_FG_BAD_RANGE = 0x5b14000e,
+	/* flow group criteria beyond outer dmac and ethertype */
+	MLX5SP_SIM_SYND_FG_UNSUPPORTED = 0x5b14000f,
+	/* flow group does not exist */
+	MLX5SP_SIM_SYND_FG_NOT_FOUND = 0x5b140010,
+	/* flow group still has entries */
+	MLX5SP_SIM_SYND_FG_IN_USE = 0x5b140011,
+	/* flow_index in no group of the table, or not the group_id's */
+	MLX5SP_SIM_SYND_FTE_BAD_INDEX = 0x5b140012,
+	/* flow_index already has an entry (op_mod new) */
+	MLX5SP_SIM_SYND_FTE_EXISTS = 0x5b140013,
+	/* entry action not FWD_DEST to one TIR, or op_mod not new */
+	MLX5SP_SIM_SYND_FTE_UNSUPPORTED = 0x5b140014,
+	/* flow_index has no entry */
+	MLX5SP_SIM_SYND_FTE_NOT_FOUND = 0x5b140015,
+	/* other_vport / vport_number not 0 in a steering command */
+	MLX5SP_SIM_SYND_STEER_OTHER_VPORT = 0x5b140016,
+
+	/* no free SQ or RQ number (the QP number space) */
+	MLX5SP_SIM_SYND_WQ_EXHAUSTED = 0x5b150001,
+	/* SQ does not exist */
+	MLX5SP_SIM_SYND_SQ_NOT_FOUND = 0x5b150002,
+	/* RQ does not exist */
+	MLX5SP_SIM_SYND_RQ_NOT_FOUND = 0x5b150003,
+	/* wq_type not cyclic, signature, end padding, umem, striding */
+	MLX5SP_SIM_SYND_WQ_UNSUPPORTED = 0x5b150004,
+	/* log_wq_stride or log_wq_sz out of range */
+	MLX5SP_SIM_SYND_WQ_BAD_SIZE = 0x5b150005,
+	/* wq pd does not exist */
+	MLX5SP_SIM_SYND_WQ_BAD_PD = 0x5b150006,
+	/* wq uar_page not allocated */
+	MLX5SP_SIM_SYND_WQ_BAD_UAR = 0x5b150007,
+	/* wq dbr_addr not usable memory */
+	MLX5SP_SIM_SYND_WQ_BAD_DBR = 0x5b150008,
+	/* cqn is not a CQ */
+	MLX5SP_SIM_SYND_WQ_BAD_CQN = 0x5b150009,
+	/* state in the context not RST at creation */
+	MLX5SP_SIM_SYND_WQ_BAD_INIT_STATE = 0x5b15000a,
+	/* illegal transition, or the current state is not the one named */
+	MLX5SP_SIM_SYND_WQ_BAD_STATE = 0x5b15000b,
+	/* SQ fields not supported: tis_lst_sz not 1, hairpin, rate limit,
+	 * min inline above L2, reg_umr, swp, ts format
+	 */
+	MLX5SP_SIM_SYND_SQ_UNSUPPORTED = 0x5b15000c,
+	/* RQ fields not supported: vsd 0, mem_rq_type, rmp, hairpin, fcs */
+	MLX5SP_SIM_SYND_RQ_UNSUPPORTED = 0x5b15000d,
+	/* RQ still the destination of a TIR */
+	MLX5SP_SIM_SYND_RQ_IN_USE = 0x5b15000e,
+	/* MODIFY_SQ / MODIFY_RQ modify_bitmask not 0 */
+	MLX5SP_SIM_SYND_WQ_BAD_MODIFY = 0x5b15000f,
 };
 
 #endif /* MLX5SP_SIM_SYNDROMES_H */
