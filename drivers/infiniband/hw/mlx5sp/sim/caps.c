@@ -2,9 +2,12 @@
 /*
  * HCA capabilities of the software ConnectX: what a ConnectX-6 reports
  * (general, RoCE, atomic), minus what params.missing_caps removes, and
- * the few current values SET_HCA_CAP may change.
+ * the few current values SET_HCA_CAP may change. A device with a cable
+ * (port.c) has a NIC too: Ethernet offloads (checksums, L2 inline) and
+ * NIC_RX flow tables, which no other device answers for.
  */
 
+#include <linux/mlx5/vport.h>
 #include <linux/slab.h>
 
 #include "counters.h"
@@ -12,6 +15,7 @@
 #include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
 #include "sim.h"
+#include "steer.h"
 #include "syndromes.h"
 
 /* A field of a capability layout, to compare and copy it generically. */
@@ -64,6 +68,10 @@ static const struct sim_cap_type sim_cap_types[SIM_NR_CAPS] = {
 	[SIM_CAP_ATOMIC] = { MLX5_CAP_ATOMIC, sim_atomic_settable,
 			     ARRAY_SIZE(sim_atomic_settable),
 			     MLX5_ST_SZ_BYTES(atomic_caps) },
+	[SIM_CAP_ETH] = { MLX5_CAP_ETHERNET_OFFLOADS, NULL, 0,
+			  MLX5_ST_SZ_BYTES(per_protocol_networking_offload_caps) },
+	[SIM_CAP_FT] = { MLX5_CAP_FLOW_TABLE, NULL, 0,
+			 MLX5_ST_SZ_BYTES(flow_table_nic_cap) },
 };
 
 static u32 sim_field_get(const u32 *p, const struct sim_cap_field *f)
@@ -233,6 +241,38 @@ static void sim_caps_atomic(u32 *c)
 	MLX5_SET(atomic_caps, c, atomic_req_8B_endianness_mode, 1);
 }
 
+/* A cabled port's NIC: checksums, L2 inline headers; no LSO, LRO, RSS */
+static void sim_caps_eth(u32 *c)
+{
+	MLX5_SET(per_protocol_networking_offload_caps, c, csum_cap, 1);
+	MLX5_SET(per_protocol_networking_offload_caps, c, wqe_inline_mode,
+		 MLX5_CAP_INLINE_MODE_L2);
+}
+
+/* ... and its NIC_RX flow tables: outer dmac and ethertype, to a TIR */
+static void sim_caps_ft(u32 *c)
+{
+	void *rx = MLX5_ADDR_OF(flow_table_nic_cap, c,
+				flow_table_properties_nic_receive);
+	void *f = MLX5_ADDR_OF(flow_table_prop_layout, rx, ft_field_support);
+	void *m = MLX5_ADDR_OF(flow_table_prop_layout, rx,
+			       ft_field_bitmask_support);
+
+	MLX5_SET(flow_table_prop_layout, rx, ft_support, 1);
+	MLX5_SET(flow_table_prop_layout, rx, max_ft_level, SIM_FT_MAX_LEVEL);
+	MLX5_SET(flow_table_prop_layout, rx, log_max_ft_size,
+		 SIM_FT_LOG_MAX_SIZE);
+	MLX5_SET(flow_table_prop_layout, rx, log_max_ft_num,
+		 SIM_FT_LOG_MAX_NUM);
+	MLX5_SET(flow_table_prop_layout, rx, log_max_flow, SIM_FT_LOG_MAX_FLOW);
+	/* one destination an entry */
+	MLX5_SET(flow_table_prop_layout, rx, log_max_destination, 0);
+	MLX5_SET(flow_table_fields_supported, f, outer_dmac, 1);
+	MLX5_SET(flow_table_fields_supported, f, outer_ether_type, 1);
+	MLX5_SET(flow_table_fields_supported, m, outer_dmac, 1);
+	MLX5_SET(flow_table_fields_supported, m, outer_ether_type, 1);
+}
+
 /* Current values a freshly enabled function starts with. */
 void sim_caps_reset_cur(struct mlx5sp_sim *sim)
 {
@@ -252,17 +292,30 @@ int sim_caps_init(struct mlx5sp_sim *sim)
 	sim_caps_general(sim, sim->caps->max[SIM_CAP_GENERAL]);
 	sim_caps_roce(sim, sim->caps->max[SIM_CAP_ROCE]);
 	sim_caps_atomic(sim->caps->max[SIM_CAP_ATOMIC]);
+	if (sim->port.cabled) {
+		MLX5_SET(cmd_hca_cap, sim->caps->max[SIM_CAP_GENERAL],
+			 eth_net_offloads, 1);
+		MLX5_SET(cmd_hca_cap, sim->caps->max[SIM_CAP_GENERAL],
+			 nic_flow_table, 1);
+		sim_caps_eth(sim->caps->max[SIM_CAP_ETH]);
+		sim_caps_ft(sim->caps->max[SIM_CAP_FT]);
+	}
 	sim_caps_reset_cur(sim);
 	return 0;
 }
 
-static int sim_cap_index(u16 type)
+/* The NIC's types are a cabled device's only: others read them as zero. */
+static int sim_cap_index(struct mlx5sp_sim *sim, u16 type)
 {
 	int i;
 
-	for (i = 0; i < SIM_NR_CAPS; i++)
-		if (sim_cap_types[i].type == type)
-			return i;
+	for (i = 0; i < SIM_NR_CAPS; i++) {
+		if (sim_cap_types[i].type != type)
+			continue;
+		if ((i == SIM_CAP_ETH || i == SIM_CAP_FT) && !sim->port.cabled)
+			return -1;
+		return i;
+	}
 	return -1;
 }
 
@@ -303,7 +356,7 @@ static bool sim_cap_all_zero(u16 type)
 int sim_cmd_query_hca_cap(struct sim_cmd *c)
 {
 	struct sim_caps *caps = c->sim->caps;
-	int idx = sim_cap_index(c->op_mod >> 1);
+	int idx = sim_cap_index(c->sim, c->op_mod >> 1);
 	void *dst;
 	u32 room;
 	int err;
@@ -381,7 +434,7 @@ int sim_cmd_set_hca_cap(struct sim_cmd *c)
 	if (c->op_mod & 1)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_BAD_OP_MOD);
-	idx = sim_cap_index(c->op_mod >> 1);
+	idx = sim_cap_index(c->sim, c->op_mod >> 1);
 	if (idx < 0)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_CAP_BAD_TYPE);

@@ -4,13 +4,15 @@
  *   add   "NAME [boot_pages=N] [init_pages=N] [log_cmdq_size=N]
  *          [num_vectors=N] [boot_delay_ms=N] [missing_caps=MASK] [port_ib=0|1]
  *          [log_max_qp=N] [log_max_cq=N] [log_max_mkey=N] [log_max_pd=N]
- *          [log_max_srq=N] [netdev=IFNAME]"
+ *          [log_max_srq=N] [netdev=IFNAME | cable=IFNAME]"
  *         creates a device and attaches the driver to it (with netdev=,
- *         a RoCE port on IFNAME, as "rdma link add" makes);
+ *         a RoCE port on IFNAME, as "rdma link add" makes; with cable=,
+ *         a physical Ethernet port whose cable is IFNAME: the driver
+ *         makes its NIC);
  *   del   "NAME" destroys it;
  *   fail_nth_next  "N": the next device created (by "add" or "rdma link
  *         add") fails the N-th command it executes (its NAME/fail_nth);
- *   NAME/ fault injection attributes, stats and object counts.
+ *   NAME/ fault injection attributes, stats, object counts, the port.
  * Users make devices with "rdma link add"; "add" is the tests' way, with
  * the parameters and fault knobs rdma link has no words for.
  */
@@ -27,6 +29,7 @@
 #include "limits.h"
 #include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
+#include "port.h"
 #include "sig.h"
 #include "sim.h"
 #include "wire.h"
@@ -440,6 +443,14 @@ u32 sim_debugfs_take_fail_nth(void)
 	return atomic_xchg(&sim_fail_nth_next, 0);
 }
 
+/* The physical port of a cabled device: state and counters (port.c) */
+static int sim_port_file_show(struct seq_file *m, void *unused)
+{
+	sim_port_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_port_file);
+
 /* RoCEv2 counters of the device (net.c) */
 static int sim_wire_show(struct seq_file *m, void *unused)
 {
@@ -465,6 +476,7 @@ void sim_debugfs_add(struct mlx5sp_sim *sim)
 	debugfs_create_bool("ecn_np", 0600, d, &sim->knobs.ecn_np);
 	debugfs_create_bool("ecn_rp", 0600, d, &sim->knobs.ecn_rp);
 	debugfs_create_file("wire", 0400, d, sim, &sim_wire_fops);
+	debugfs_create_file("port", 0400, d, sim, &sim_port_file_fops);
 	debugfs_create_file_unsafe("fail_opcode", 0600, d, sim,
 				   &sim_fail_opcode_fops);
 	debugfs_create_file_unsafe("fail_status", 0600, d, sim,
@@ -553,11 +565,30 @@ static int sim_parse_option(struct mlx5sp_sim_params *p, char *opt)
 	return 0;
 }
 
+/* The cable a "cable=" names, held: -errno said once when it will not do. */
+static struct net_device *sim_ctl_cable(const char *ifname)
+{
+	struct net_device *nd;
+	int err;
+
+	nd = dev_get_by_name(&init_net, ifname);
+	if (!nd) {
+		pr_err("%s: cable=%s: no such netdev\n", SIM_DRV_NAME, ifname);
+		return ERR_PTR(-ENODEV);
+	}
+	err = sim_cable_check(nd);
+	if (err) {
+		dev_put(nd);
+		return ERR_PTR(err);
+	}
+	return nd;
+}
+
 static int sim_ctl_add(char *line)
 {
-	struct net_device *ndev = NULL;
+	struct net_device *ndev = NULL, *cable = NULL;
+	char *name, *opt, *ifname = NULL, *cname = NULL;
 	struct mlx5sp_sim_params p;
-	char *name, *opt, *ifname = NULL;
 	struct mlx5sp_sim *sim;
 	int err;
 
@@ -571,9 +602,28 @@ static int sim_ctl_add(char *line)
 			ifname = opt + strlen("netdev=");
 			continue;
 		}
+		if (str_has_prefix(opt, "cable=")) {
+			cname = opt + strlen("cable=");
+			continue;
+		}
 		err = sim_parse_option(&p, opt);
 		if (err)
 			return err;
+	}
+	if (ifname && cname) {
+		pr_err("%s: netdev= and cable= exclude each other\n",
+		       SIM_DRV_NAME);
+		return -EINVAL;
+	}
+	if (cname) {
+		if (!*cname || p.port_ib) {
+			pr_err("%s: cable= needs an IFNAME and an Ethernet port\n",
+			       SIM_DRV_NAME);
+			return -EINVAL;
+		}
+		cable = sim_ctl_cable(cname);
+		if (IS_ERR(cable))
+			return PTR_ERR(cable);
 	}
 	/* a RoCE port on that netdev, as "rdma link add" gives */
 	if (ifname) {
@@ -583,7 +633,7 @@ static int sim_ctl_add(char *line)
 	}
 
 	mutex_lock(&sim_ctl_lock);
-	sim = sim_create(name, &p, true, ndev);
+	sim = sim_create(name, &p, true, ndev, cable);
 	if (IS_ERR(sim)) {
 		err = PTR_ERR(sim);
 		goto unlock;
@@ -595,8 +645,11 @@ static int sim_ctl_add(char *line)
 	}
 unlock:
 	mutex_unlock(&sim_ctl_lock);
+	/* the device holds its own references */
 	if (ndev)
-		dev_put(ndev);	/* the device holds its own reference */
+		dev_put(ndev);
+	if (cable)
+		dev_put(cable);
 	return err;
 }
 

@@ -47,6 +47,7 @@
 #include "bar.h"
 #include "cq.h"
 #include "engine.h"
+#include "eth_wq.h"
 #include "host.h"
 #include "mlx5sp_prm.h"
 #include "qp.h"
@@ -269,6 +270,8 @@ static bool sim_engine_pass(struct mlx5sp_sim *sim, unsigned int *pollable)
 	atomic64_inc(&sim->estats.polls);
 	work = sim_engine_poll_cqs(sim, pollable);
 	work |= sim_engine_poll_qps(eng, sim, pollable);
+	/* a cabled port's Ethernet SQs: only kernel doorbells, which kick */
+	work |= sim_eth_sq_poll(eng, sim);
 	return work;
 }
 

@@ -16,15 +16,18 @@
 #include "cq.h"
 #include "dma.h"
 #include "eq.h"
+#include "eth_wq.h"
 #include "fault.h"
 #include "mkey.h"
 #include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
 #include "pages.h"
+#include "port.h"
 #include "qp.h"
 #include "roce.h"
 #include "sig.h"
 #include "sim.h"
+#include "steer.h"
 #include "syndromes.h"
 #include "uctx.h"
 #include "wire.h"
@@ -38,6 +41,7 @@ typedef int (*sim_cmd_fn)(struct sim_cmd *c);
 struct sim_cmd_desc {
 	u16 opcode;
 	bool op_mod_used;	/* else op_mod must be 0 */
+	bool port;		/* the NIC of a cabled port: unknown without */
 	u8 states;		/* SIM_ST() mask the command runs in */
 	u32 inlen;		/* minimum lengths: the command's layout */
 	u32 outlen;
@@ -49,6 +53,18 @@ struct sim_cmd_desc {
 	.opcode = MLX5_CMD_OP_##op,					\
 	.op_mod_used = opm,						\
 	.states = st,							\
+	.inlen = MLX5_ST_SZ_BYTES(in_t),				\
+	.outlen = MLX5_ST_SZ_BYTES(out_t),				\
+	.name = #op,							\
+	.fn = handler,							\
+}
+
+/* A command of the cabled port's NIC (port.c, steer.c, eth_*.c) */
+#define SIM_PORT_CMD(op, in_t, out_t, opm, handler) {			\
+	.opcode = MLX5_CMD_OP_##op,					\
+	.op_mod_used = opm,						\
+	.port = true,							\
+	.states = SIM_ST(INITIALIZED),					\
 	.inlen = MLX5_ST_SZ_BYTES(in_t),				\
 	.outlen = MLX5_ST_SZ_BYTES(out_t),				\
 	.name = #op,							\
@@ -202,6 +218,59 @@ static const struct sim_cmd_desc sim_cmds[] = {
 		SIM_ST_INIT, false, sim_cmd_create_umem),
 	SIM_CMD(DESTROY_UMEM, destroy_umem_in, destroy_umem_out,
 		SIM_ST_INIT, false, sim_cmd_destroy_umem),
+	{
+		/* the register's data follows: its handler checks the sizes */
+		.opcode = MLX5_CMD_OP_ACCESS_REG,
+		.op_mod_used = true,
+		.port = true,
+		.states = SIM_ST_INIT,
+		.inlen = MLX5_BYTE_OFF(access_register_in, register_data),
+		.outlen = MLX5_BYTE_OFF(access_register_out, register_data),
+		.name = "ACCESS_REG",
+		.fn = sim_cmd_access_reg,
+	},
+	SIM_PORT_CMD(MODIFY_NIC_VPORT_CONTEXT, modify_nic_vport_context_in,
+		     modify_nic_vport_context_out, false,
+		     sim_cmd_modify_nic_vport_context),
+	SIM_PORT_CMD(CREATE_TIS, create_tis_in, create_tis_out, false,
+		     sim_cmd_create_tis),
+	SIM_PORT_CMD(DESTROY_TIS, destroy_tis_in, destroy_tis_out, false,
+		     sim_cmd_destroy_tis),
+	SIM_PORT_CMD(CREATE_TIR, create_tir_in, create_tir_out, false,
+		     sim_cmd_create_tir),
+	SIM_PORT_CMD(DESTROY_TIR, destroy_tir_in, destroy_tir_out, false,
+		     sim_cmd_destroy_tir),
+	SIM_PORT_CMD(CREATE_SQ, create_sq_in, create_sq_out, false,
+		     sim_cmd_create_sq),
+	SIM_PORT_CMD(MODIFY_SQ, modify_sq_in, modify_sq_out, false,
+		     sim_cmd_modify_sq),
+	SIM_PORT_CMD(QUERY_SQ, query_sq_in, query_sq_out, false,
+		     sim_cmd_query_sq),
+	SIM_PORT_CMD(DESTROY_SQ, destroy_sq_in, destroy_sq_out, false,
+		     sim_cmd_destroy_sq),
+	SIM_PORT_CMD(CREATE_RQ, create_rq_in, create_rq_out, false,
+		     sim_cmd_create_rq),
+	SIM_PORT_CMD(MODIFY_RQ, modify_rq_in, modify_rq_out, false,
+		     sim_cmd_modify_rq),
+	SIM_PORT_CMD(QUERY_RQ, query_rq_in, query_rq_out, false,
+		     sim_cmd_query_rq),
+	SIM_PORT_CMD(DESTROY_RQ, destroy_rq_in, destroy_rq_out, false,
+		     sim_cmd_destroy_rq),
+	SIM_PORT_CMD(CREATE_FLOW_TABLE, create_flow_table_in,
+		     create_flow_table_out, false, sim_cmd_create_flow_table),
+	SIM_PORT_CMD(DESTROY_FLOW_TABLE, destroy_flow_table_in,
+		     destroy_flow_table_out, false, sim_cmd_destroy_flow_table),
+	SIM_PORT_CMD(CREATE_FLOW_GROUP, create_flow_group_in,
+		     create_flow_group_out, false, sim_cmd_create_flow_group),
+	SIM_PORT_CMD(DESTROY_FLOW_GROUP, destroy_flow_group_in,
+		     destroy_flow_group_out, false, sim_cmd_destroy_flow_group),
+	SIM_PORT_CMD(SET_FLOW_TABLE_ENTRY, set_fte_in, set_fte_out, true,
+		     sim_cmd_set_fte),
+	SIM_PORT_CMD(DELETE_FLOW_TABLE_ENTRY, delete_fte_in, delete_fte_out,
+		     false, sim_cmd_delete_fte),
+	SIM_PORT_CMD(SET_FLOW_TABLE_ROOT, set_flow_table_root_in,
+		     set_flow_table_root_out, true,
+		     sim_cmd_set_flow_table_root),
 };
 
 static const struct sim_cmd_desc *sim_cmd_find(u16 opcode)
@@ -408,7 +477,8 @@ static void sim_cmd_dispatch(struct mlx5sp_sim *sim, struct sim_cmd *c)
 	}
 
 	d = sim_cmd_find(c->opcode);
-	if (!d) {
+	/* a device without a cable has no NIC: it knows none of its commands */
+	if (!d || (d->port && !sim->port.cabled)) {
 		sim_fail(c, MLX5_CMD_STAT_BAD_OP_ERR,
 			 MLX5SP_SIM_SYND_BAD_OPCODE);
 		return;

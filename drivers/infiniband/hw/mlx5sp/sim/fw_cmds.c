@@ -11,14 +11,17 @@
 #include "cq.h"
 #include "engine.h"
 #include "eq.h"
+#include "eth_wq.h"
 #include "limits.h"
 #include "mkey.h"
 #include "mlx5sp_prm.h"
 #include "pages.h"
+#include "port.h"
 #include "qp.h"
 #include "roce.h"
 #include "sig.h"
 #include "sim.h"
+#include "steer.h"
 #include "syndromes.h"
 #include "uctx.h"
 
@@ -65,11 +68,17 @@ static void sim_uar_pages_free(struct mlx5sp_sim *sim)
 
 /*
  * The object tables' teardown, in order: QPs before the SRQs and CQs they
- * use, then MKEYs, PSVs, and the EQs the CQs completed to.
+ * use; the NIC's flow tables and TIRs before the RQs these hold, SQs
+ * before the TISes they send through, both queues before their CQs; then
+ * MKEYs, PSVs, and the EQs the CQs completed to.
  */
 static void (*const sim_obj_teardown[])(struct mlx5sp_sim *sim) = {
 	sim_qp_destroy_all,
 	sim_srq_destroy_all,
+	sim_steer_flows_destroy_all,
+	sim_eth_sq_destroy_all,
+	sim_eth_rq_destroy_all,
+	sim_steer_tis_destroy_all,
 	sim_cq_destroy_all,
 	sim_mkey_destroy_all,
 	sim_psv_destroy_all,
@@ -78,7 +87,7 @@ static void (*const sim_obj_teardown[])(struct mlx5sp_sim *sim) = {
 
 /*
  * Firmware state of an initialized HCA: every object, then UARs, PDs,
- * RoCE addresses, user contexts and their memory.
+ * RoCE addresses, the port's settings, user contexts and their memory.
  */
 void sim_release_objects(struct mlx5sp_sim *sim)
 {
@@ -90,6 +99,7 @@ void sim_release_objects(struct mlx5sp_sim *sim)
 	bitmap_zero(sim->uar_map, sim->nr_uars);
 	xa_destroy(&sim->pds);
 	sim_roce_reset(sim);
+	sim_port_reset(sim);
 	sim_uctx_reset(sim);
 	sim_qcnt_reset(sim);
 	sim_lim_reset(sim);

@@ -3,6 +3,7 @@
  * The software ConnectX: module, device life cycle and platform device.
  */
 
+#include <linux/if_arp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -17,8 +18,10 @@
 #include "mlx5sp_model.h"
 #include "mlx5sp_sim.h"
 #include "pages.h"
+#include "port.h"
 #include "roce.h"
 #include "sim.h"
+#include "steer.h"
 #include "uctx.h"
 #include "wire.h"
 
@@ -232,7 +235,8 @@ static void sim_init_slots(struct mlx5sp_sim *sim)
 
 static struct mlx5sp_sim *sim_alloc(const char *name,
 				    const struct mlx5sp_sim_params *p,
-				    const struct sim_host_ops *host, void *priv)
+				    const struct sim_host_ops *host, void *priv,
+				    struct net_device *cable)
 {
 	struct mlx5sp_sim *sim;
 	int err = -ENOMEM;
@@ -269,6 +273,9 @@ static struct mlx5sp_sim *sim_alloc(const char *name,
 	sim_uctx_init(sim);
 	xa_init_flags(&sim->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sim->roce.gid_lock);
+	/* before the caps: a cabled device has a NIC */
+	sim_port_init(sim, cable);
+	sim_steer_init(sim);
 	spin_lock_init(&sim->tx_lock);
 	INIT_LIST_HEAD(&sim->fabric_node);
 	INIT_WORK(&sim->release_work, sim_release_work);
@@ -308,6 +315,7 @@ err_free_uar_map:
 err_free_iseg:
 	kfree(sim->bar.iseg);
 err_free_sim:
+	sim_port_free(sim);
 	kfree(sim);
 	return ERR_PTR(err);
 }
@@ -329,6 +337,10 @@ static void sim_free(struct mlx5sp_sim *sim)
 	sim_pollset_destroy(&sim->poll_qps);
 	sim_pollset_destroy(&sim->poll_cqs);
 	sim_pollset_destroy(&sim->poll_uars);
+	xa_destroy(&sim->steer.tises);
+	xa_destroy(&sim->steer.tirs);
+	xa_destroy(&sim->steer.fts);
+	sim_port_free(sim);
 	mutex_destroy(&sim->fw_lock);
 	kfree(sim);
 }
@@ -337,6 +349,7 @@ static struct mlx5sp_sim *__sim_create(const char *name,
 				       const struct mlx5sp_sim_params *p,
 				       bool from_debugfs,
 				       struct net_device *netdev,
+				       struct net_device *cable,
 				       const struct sim_host_ops *host,
 				       void *priv)
 {
@@ -353,6 +366,9 @@ static struct mlx5sp_sim *__sim_create(const char *name,
 	err = sim_params_valid(p);
 	if (err)
 		return ERR_PTR(err);
+	/* a port with a cable has no RoCE netdev: the driver makes one */
+	if (cable && netdev)
+		return ERR_PTR(-EINVAL);
 
 	mutex_lock(&sim_list_lock);
 	if (sim_find_locked(name)) {
@@ -360,7 +376,7 @@ static struct mlx5sp_sim *__sim_create(const char *name,
 		goto err_unlock;
 	}
 
-	sim = sim_alloc(name, p, host, priv);
+	sim = sim_alloc(name, p, host, priv, cable);
 	if (IS_ERR(sim)) {
 		err = PTR_ERR(sim);
 		goto err_unlock;
@@ -428,34 +444,79 @@ err_unlock:
 	return ERR_PTR(err);
 }
 
+/*
+ * @netdev: RoCE port 1's netdev, as "rdma link add" gives; @cable: the
+ * cable of a physical Ethernet port (port.c), whose NIC the driver makes.
+ * At most one of the two.
+ */
 struct mlx5sp_sim *sim_create(const char *name,
 			      const struct mlx5sp_sim_params *p,
-			      bool from_debugfs, struct net_device *netdev)
+			      bool from_debugfs, struct net_device *netdev,
+			      struct net_device *cable)
 {
-	return __sim_create(name, p, from_debugfs, netdev, &sim_attach_host,
-			    NULL);
+	return __sim_create(name, p, from_debugfs, netdev, cable,
+			    &sim_attach_host, NULL);
 }
 
 /*
  * A device whose DMA, vectors and traps are @host's: never attached to
- * the driver of this kernel, it has no port netdev.
+ * the driver of this kernel, it has no RoCE port netdev; a port with
+ * @cable (or NULL), whose NIC the driver in the guest makes.
  */
 struct mlx5sp_sim *sim_create_host(const char *name,
 				   const struct mlx5sp_sim_params *p,
-				   const struct sim_host_ops *host, void *priv)
+				   const struct sim_host_ops *host, void *priv,
+				   struct net_device *cable)
 {
 	if (!host || !host->dma_va || !host->raise_irq || !host->uar_trap)
 		return ERR_PTR(-EINVAL);
-	return __sim_create(name, p, false, NULL, host, priv);
+	return __sim_create(name, p, false, NULL, cable, host, priv);
 }
 EXPORT_SYMBOL_NS_GPL(sim_create_host, MLX5SP_SIM);
+
+/*
+ * Can @cable be a port's cable: an Ethernet netdev (a veth end, a tap, a
+ * NIC), not loopback, not already a port's or a bridge's (its receive
+ * hook is checked when the device starts). 0 or -errno, said once.
+ */
+int sim_cable_check(struct net_device *cable)
+{
+	if (cable->type != ARPHRD_ETHER || (cable->flags & IFF_LOOPBACK) ||
+	    cable->addr_len != ETH_ALEN) {
+		pr_err("%s: cable %s is not an Ethernet netdev\n", SIM_DRV_NAME,
+		       netdev_name(cable));
+		return -EINVAL;
+	}
+	if (rcu_access_pointer(cable->rx_handler)) {
+		pr_err("%s: cable %s has a receive handler (bridge, bond or another port)\n",
+		       SIM_DRV_NAME, netdev_name(cable));
+		return -EBUSY;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(sim_cable_check, MLX5SP_SIM);
 
 struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
 				     const struct mlx5sp_sim_params *p)
 {
-	return sim_create(name, p, false, NULL);
+	return sim_create(name, p, false, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(mlx5sp_sim_create);
+
+struct mlx5sp_sim *mlx5sp_sim_create_cabled(const char *name,
+					    const struct mlx5sp_sim_params *p,
+					    struct net_device *cable)
+{
+	int err;
+
+	if (!cable)
+		return ERR_PTR(-EINVAL);
+	err = sim_cable_check(cable);
+	if (err)
+		return ERR_PTR(err);
+	return sim_create(name, p, false, NULL, cable);
+}
+EXPORT_SYMBOL_GPL(mlx5sp_sim_create_cabled);
 
 struct mlx5sp_sim *mlx5sp_sim_create_on(const char *name,
 					const struct mlx5sp_sim_params *p,
@@ -464,7 +525,7 @@ struct mlx5sp_sim *mlx5sp_sim_create_on(const char *name,
 	struct mlx5sp_sim *sim;
 	int err;
 
-	sim = sim_create(name, p, false, netdev);
+	sim = sim_create(name, p, false, netdev, NULL);
 	if (IS_ERR(sim))
 		return sim;
 	err = mlx5sp_sim_attach(sim);

@@ -106,6 +106,13 @@ void mlx5sp_sim_default_params(struct mlx5sp_sim_params *p);
 /* Returns ERR_PTR; the device is not attached to the driver. */
 struct mlx5sp_sim *mlx5sp_sim_create(const char *name,
 				     const struct mlx5sp_sim_params *p);
+/*
+ * A device with a physical Ethernet port whose cable is @cable (held):
+ * it has a NIC (port.c). Not attached, as mlx5sp_sim_create().
+ */
+struct mlx5sp_sim *mlx5sp_sim_create_cabled(const char *name,
+					    const struct mlx5sp_sim_params *p,
+					    struct net_device *cable);
 /* Calls mlx5sp_model_attach(); on success destroy will detach. */
 int mlx5sp_sim_attach(struct mlx5sp_sim *sim);
 /*

@@ -47,11 +47,14 @@
 #include <linux/udp.h>
 #include <linux/unaligned.h>
 #include <net/checksum.h>
+#include <net/gso.h>
 #include <net/ip.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
 
 #include "engine.h"
+#include "eth_wq.h"
+#include "port.h"
 #include "qp.h"
 #include "roce.h"
 #include "sgl.h"
@@ -67,6 +70,7 @@
 struct sim_net_cb {
 	bool vlan;
 	u16 vlan_tci;
+	bool eth;		/* the NIC's, at its MAC header (eth_rq.c) */
 };
 
 static struct sim_net_cb *sim_net_cb(struct sk_buff *skb)
@@ -171,6 +175,15 @@ bool sim_net_up(struct mlx5sp_sim *sim)
 	return READ_ONCE(sim->net.up);
 }
 
+/*
+ * The netdev the wire is on: the bound one (held for the device's life),
+ * or a cabled port's cable (NULL once gone). Under RCU or RTNL.
+ */
+static struct net_device *sim_net_dev(struct mlx5sp_sim *sim)
+{
+	return sim->mdev.netdev ?: sim_port_cable(sim);
+}
+
 static bool sim_gid_v4(const u8 *gid)
 {
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid);
@@ -226,7 +239,9 @@ bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
 	struct net_device *nd = sim->mdev.netdev;
 	struct sim_gid gid;
 
-	if (!nd || !sim_gid_get(sim, port, sgid_index, &gid) ||
+	/* a cabled port has a path while the cable is gone: sends drop */
+	if ((!nd && !sim->port.cabled) ||
+	    !sim_gid_get(sim, port, sgid_index, &gid) ||
 	    (gid.version != MLX5_ROCE_VERSION_2 &&
 	     gid.version != MLX5_ROCE_VERSION_1))
 		return false;
@@ -234,6 +249,8 @@ bool sim_net_path_gid(struct mlx5sp_sim *sim, u8 port, u8 sgid_index,
 	memcpy(p->sgid, gid.gid, sizeof(p->sgid));
 	if (is_valid_ether_addr(gid.mac))
 		ether_addr_copy(p->smac, gid.mac);
+	else if (sim->port.cabled)
+		ether_addr_copy(p->smac, sim->port.mac);
 	else
 		ether_addr_copy(p->smac, nd->dev_addr);
 	p->vlan = gid.vlan_valid;
@@ -351,11 +368,11 @@ static void sim_put_ip6(struct ipv6hdr *ip6, const struct sim_tx_path *p,
  * Returns 0, or an errno when it was not sent (counted: the transport's
  * retransmission covers it, as for a lost packet).
  */
-int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
-		 const struct sim_tx_pkt *t, struct sim_cur *payload,
-		 u32 paylen)
+static int __sim_net_send(struct mlx5sp_sim *sim, struct net_device *nd,
+			  const struct sim_tx_path *p,
+			  const struct sim_tx_pkt *t, struct sim_cur *payload,
+			  u32 paylen)
 {
-	struct net_device *nd = sim->mdev.netdev;
 	u32 ext = sim_ext_len(t->hdrs), tlen, len;
 	u8 pad = -paylen & 3, *h;
 	struct sim_sge sge;
@@ -368,7 +385,8 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 	u8 *l3;
 	int err;
 
-	if (!nd || !sim_net_up(sim) || !netif_running(nd)) {
+	if (!nd || !sim_net_up(sim) || !netif_running(nd) ||
+	    (sim->port.cabled && !READ_ONCE(sim->port.oper_up))) {
 		err = -ENETDOWN;
 		goto err_count;
 	}
@@ -475,6 +493,20 @@ err_count:
 	return err;
 }
 
+/* The packet above, on the wire's netdev as it is now. */
+int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
+		 const struct sim_tx_pkt *t, struct sim_cur *payload,
+		 u32 paylen)
+{
+	int err;
+
+	/* a cable may go: it is looked at, and the frame queued, under RCU */
+	rcu_read_lock();
+	err = __sim_net_send(sim, sim_net_dev(sim), p, t, payload, paylen);
+	rcu_read_unlock();
+	return err;
+}
+
 /*
  * Is @skb (at its IP header) UDP to 4791 in IPv4 without options and
  * fragments, or in IPv6 with UDP the next header (no extension headers,
@@ -512,31 +544,23 @@ static bool sim_net_is_roce(struct sk_buff *skb)
 	return udp->dest == htons(SIM_ROCE_UDP_PORT);
 }
 
-/*
- * Softirq: take IPv4 and IPv6 UDP frames to 4791 and RoCE v1 frames for
- * the device's NAPI, pass the rest. The checks here only tell ours from
- * others; sim_net_rx_one() checks the rest.
- */
-static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
+/* A frame for the NAPI (@eth: the NIC's, at its MAC header). Softirq. */
+static void sim_net_queue_rx(struct mlx5sp_sim *sim, struct sk_buff *skb,
+			     bool eth)
 {
-	struct sk_buff *skb = *pskb;
-	struct mlx5sp_sim *sim = rcu_dereference(skb->dev->rx_handler_data);
 	struct sim_net_cb *cb;
-
-	if (skb->pkt_type != PACKET_HOST || !sim_net_is_roce(skb))
-		return RX_HANDLER_PASS;
 
 	if (skb_queue_len(&sim->net.rxq) >= SIM_NET_RXQ_MAX) {
 		atomic64_inc(&sim->net.st.rx_queue_full);
 		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
+		return;
 	}
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb)
-		return RX_HANDLER_CONSUMED;
 	cb = sim_net_cb(skb);
 	memset(cb, 0, sizeof(*cb));
-	if (is_vlan_dev(skb->dev)) {
+	cb->eth = eth;
+	if (eth) {
+		/* a VLAN tag is the frame's: pushed in before */
+	} else if (is_vlan_dev(skb->dev)) {
 		/* from a VLAN netdev: its VID; the device holds the real one */
 		cb->vlan = true;
 		cb->vlan_tci = vlan_dev_vlan_id(skb->dev);
@@ -547,7 +571,110 @@ static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
 	}
 	skb_queue_tail(&sim->net.rxq, skb);
 	napi_schedule(&sim->net.napi);
+}
+
+/*
+ * A frame from a cabled port's cable: every one is the port's (the cable
+ * is the wire). RoCE to the RDMA engine while the NIC vport has RoCE on,
+ * everything else to the NIC (eth_rq.c), whole: at its MAC header, a
+ * VLAN tag back in it (the RQ strips none), a checksum left to offload
+ * filled in, a GSO frame (veth hands over 64 KB TSO frames) cut in the
+ * frames a wire would have carried. Softirq, at the network header.
+ */
+static void sim_net_cable_rx(struct mlx5sp_sim *sim, struct sk_buff *skb)
+{
+	struct sim_port_stats *st = &sim->port.st;
+	struct sk_buff *segs, *seg, *next;
+
+	if (!READ_ONCE(sim->port.oper_up))
+		goto drop;
+	if (READ_ONCE(sim->port.roce_en) && sim_net_is_roce(skb)) {
+		atomic64_inc(&st->rx_roce);
+		sim_net_queue_rx(sim, skb, false);
+		return;
+	}
+	/* a GSO frame's segments get their checksums below; never help it */
+	if (!skb_is_gso(skb) && skb->ip_summed == CHECKSUM_PARTIAL &&
+	    skb_checksum_help(skb))
+		goto drop;
+	skb_push(skb, skb->data - skb_mac_header(skb));
+	if (skb_vlan_tag_present(skb)) {
+		skb = __vlan_hwaccel_push_inside(skb);
+		if (!skb) {
+			atomic64_inc(&st->rx_dropped);
+			return;
+		}
+	}
+	if (!skb_is_gso(skb)) {
+		sim_net_queue_rx(sim, skb, true);
+		return;
+	}
+	/* what the stack sends: checksums left to offload, or checked */
+	if (skb->ip_summed != CHECKSUM_PARTIAL &&
+	    skb->ip_summed != CHECKSUM_UNNECESSARY)
+		goto drop;
+	segs = skb_gso_segment(skb, 0);
+	if (IS_ERR_OR_NULL(segs))
+		goto drop;
+	consume_skb(skb);
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		sim_net_queue_rx(sim, seg, true);
+	}
+	return;
+
+drop:
+	atomic64_inc(&st->rx_dropped);
+	kfree_skb(skb);
+}
+
+/*
+ * Softirq: take IPv4 and IPv6 UDP frames to 4791 and RoCE v1 frames for
+ * the device's NAPI, pass the rest. The checks here only tell ours from
+ * others; sim_net_rx_one() checks the rest. On a cable, take everything
+ * (sim_net_cable_rx()).
+ */
+static rx_handler_result_t sim_net_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct mlx5sp_sim *sim = rcu_dereference(skb->dev->rx_handler_data);
+
+	if (sim->port.cabled) {
+		skb = skb_share_check(skb, GFP_ATOMIC);
+		if (skb)
+			sim_net_cable_rx(sim, skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	if (skb->pkt_type != PACKET_HOST || !sim_net_is_roce(skb))
+		return RX_HANDLER_PASS;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (skb)
+		sim_net_queue_rx(sim, skb, false);
 	return RX_HANDLER_CONSUMED;
+}
+
+/*
+ * A frame of the port's NIC (eth_sq.c) out the cable, after the frames
+ * made before it, sent by the NAPI. Under rcu_read_lock(). Consumes
+ * @skb; -errno when it was dropped.
+ */
+int sim_net_xmit(struct mlx5sp_sim *sim, struct sk_buff *skb)
+{
+	struct net_device *nd = sim_net_dev(sim);
+
+	if (!nd || !sim_net_up(sim) || !netif_running(nd) ||
+	    skb_queue_len(&sim->net.txq) >= SIM_NET_TXQ_MAX) {
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
+	skb->dev = nd;
+	skb_reset_mac_header(skb);
+	skb->protocol = eth_hdr(skb)->h_proto;
+	skb_queue_tail(&sim->net.txq, skb);
+	local_bh_disable();
+	napi_schedule(&sim->net.napi);
+	local_bh_enable();
+	return 0;
 }
 
 /*
@@ -815,7 +942,11 @@ static int sim_net_poll(struct napi_struct *napi, int budget)
 	rcu_read_lock();
 	while (n < budget && (skb = skb_dequeue(&sim->net.rxq))) {
 		n++;
-		if (!sim_engine_halted(sim))
+		if (sim_engine_halted(sim))
+			;
+		else if (sim_net_cb(skb)->eth)
+			sim_eth_rx(eng, sim, skb);
+		else
 			sim_net_rx_one(eng, sim, skb);
 		consume_skb(skb);
 	}
@@ -878,12 +1009,72 @@ void sim_net_fini(struct mlx5sp_sim *sim)
 	sim->rx_eng.wire = NULL;
 }
 
-/* Put the receive hook on the bound netdev. Sleeps (RTNL). */
+/*
+ * The hook on a cabled port's cable, which is the port's alone: it
+ * hears every frame on it (promiscuous). Under RTNL.
+ */
+static int sim_net_cable_start(struct mlx5sp_sim *sim)
+{
+	struct net_device *nd = sim_port_cable(sim);
+	int err;
+
+	/* gone between the device's creation and here */
+	if (!nd)
+		return -ENODEV;
+	err = netdev_rx_handler_register(nd, sim_net_rx_handler, sim);
+	if (err) {
+		sim_err(sim, "cable %s has a receive handler (%d)\n",
+			netdev_name(nd), err);
+		return err;
+	}
+	err = dev_set_promiscuity(nd, 1);
+	if (err) {
+		netdev_rx_handler_unregister(nd);
+		return err;
+	}
+	sim->port.promisc = true;
+	WRITE_ONCE(sim->net.up, true);
+	return 0;
+}
+
+/*
+ * A cabled port's cable goes (port.c, under RTNL): the hook comes off,
+ * and once no one queues frames for it any more, those still queued go
+ * without the NAPI running. Sleeps.
+ */
+void sim_net_cable_gone(struct mlx5sp_sim *sim, struct net_device *nd)
+{
+	ASSERT_RTNL();
+	if (sim_net_up(sim)) {
+		WRITE_ONCE(sim->net.up, false);
+		netdev_rx_handler_unregister(nd);
+	}
+	if (sim->port.promisc) {
+		dev_set_promiscuity(nd, -1);
+		sim->port.promisc = false;
+	}
+	/* senders looked at the cable under RCU */
+	synchronize_rcu();
+	if (sim->net.napi_dev) {
+		napi_disable(&sim->net.napi);
+		skb_queue_purge(&sim->net.txq);
+		skb_queue_purge(&sim->net.rxq);
+		napi_enable(&sim->net.napi);
+	}
+}
+
+/* Put the receive hook on the bound netdev or the cable. Sleeps (RTNL). */
 int sim_net_start(struct mlx5sp_sim *sim)
 {
 	struct net_device *nd = sim->mdev.netdev;
 	int err;
 
+	if (sim->port.cabled) {
+		rtnl_lock();
+		err = sim_net_cable_start(sim);
+		rtnl_unlock();
+		return err;
+	}
 	if (!nd)
 		return 0;
 	rtnl_lock();
@@ -927,6 +1118,13 @@ void sim_net_stop(struct mlx5sp_sim *sim)
 {
 	struct net_device *nd = sim->mdev.netdev;
 
+	if (sim->port.cabled) {
+		/* and the cable goes with it */
+		rtnl_lock();
+		sim_port_cable_release(sim);
+		rtnl_unlock();
+		return;
+	}
 	if (sim_net_up(sim)) {
 		rtnl_lock();
 		netdev_rx_handler_unregister(nd);

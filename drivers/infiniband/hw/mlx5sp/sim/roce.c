@@ -12,14 +12,12 @@
 #include "eq.h"
 #include "mlx5sp_prm.h"
 #include "mlx5sp_sim.h"
+#include "port.h"
 #include "roce.h"
 #include "sim.h"
 #include "syndromes.h"
 #include "wire.h"
 
-/* what the port adds to the netdev MTU: Ethernet header, VLAN tag, FCS */
-#define SIM_HW_MTU_EXTRA	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
-#define SIM_DEFAULT_MTU		1500
 #define SIM_VPORT_ADMIN_UP	1
 
 static bool sim_roce_enabled(struct mlx5sp_sim *sim)
@@ -128,6 +126,9 @@ bool sim_port_active(struct mlx5sp_sim *sim)
 {
 	struct net_device *nd = sim->mdev.netdev;
 
+	/* a cabled port: PAOS and the cable (port.c) */
+	if (sim->port.cabled)
+		return READ_ONCE(sim->port.oper_up);
 	/* without a netdev the port is always up */
 	return !nd || (netif_running(nd) && netif_carrier_ok(nd));
 }
@@ -167,6 +168,10 @@ static void sim_port_mac(struct mlx5sp_sim *sim, u8 *mac)
 {
 	struct net_device *nd = sim->mdev.netdev;
 
+	if (sim->port.cabled) {
+		ether_addr_copy(mac, sim->port.mac);
+		return;
+	}
 	if (nd) {
 		memcpy(mac, nd->dev_addr, ETH_ALEN);
 		return;
@@ -212,10 +217,18 @@ int sim_cmd_query_nic_vport_context(struct sim_cmd *c)
 		return err;
 	sim_port_mac(sim, mac);
 	guid = sim_port_guid(mac);
-	MLX5_SET(nic_vport_context, ctx, roce_en, sim_roce_enabled(sim));
-	MLX5_SET(nic_vport_context, ctx, mtu,
-		 (nd ? READ_ONCE(nd->mtu) : SIM_DEFAULT_MTU) +
-		 SIM_HW_MTU_EXTRA);
+	if (sim->port.cabled) {
+		/* the NIC vport's own, as MODIFY_NIC_VPORT_CONTEXT set them */
+		MLX5_SET(nic_vport_context, ctx, roce_en,
+			 READ_ONCE(sim->port.roce_en));
+		MLX5_SET(nic_vport_context, ctx, mtu, sim->port.vport_mtu);
+	} else {
+		MLX5_SET(nic_vport_context, ctx, roce_en,
+			 sim_roce_enabled(sim));
+		MLX5_SET(nic_vport_context, ctx, mtu,
+			 (nd ? READ_ONCE(nd->mtu) : SIM_DEFAULT_MTU) +
+			 SIM_HW_MTU_EXTRA);
+	}
 	MLX5_SET64(nic_vport_context, ctx, system_image_guid, guid);
 	MLX5_SET64(nic_vport_context, ctx, port_guid, guid);
 	MLX5_SET64(nic_vport_context, ctx, node_guid, guid);
@@ -250,7 +263,8 @@ int sim_cmd_dealloc_transport_domain(struct sim_cmd *c)
 	return 0;
 }
 
-static void sim_port_event(struct mlx5sp_sim *sim, u8 sub_type)
+/* A PORT_CHANGE event of port 1 (the netdev's, or the cable's: port.c) */
+void sim_port_event(struct mlx5sp_sim *sim, u8 sub_type)
 {
 	union ev_data data = {};
 
@@ -266,6 +280,9 @@ static int sim_netdev_event(struct notifier_block *nb, unsigned long event,
 					      roce.netdev_nb);
 	struct net_device *nd = netdev_notifier_info_to_dev(ptr);
 
+	/* the cable of a cabled port (port.c) */
+	if (!READ_ONCE(sim->destroying) && sim_port_netdev_event(sim, nd, event))
+		return NOTIFY_DONE;
 	/* a VLAN netdev on ours: the wire's receive hook on it (net.c) */
 	if (sim->mdev.netdev && is_vlan_dev(nd) &&
 	    vlan_dev_real_dev(nd) == sim->mdev.netdev) {
@@ -302,7 +319,7 @@ int sim_netdev_watch(struct mlx5sp_sim *sim)
 {
 	int err;
 
-	if (!sim->mdev.netdev)
+	if (!sim->mdev.netdev && !sim->port.cabled)
 		return 0;
 	sim->roce.netdev_nb.notifier_call = sim_netdev_event;
 	err = register_netdevice_notifier(&sim->roce.netdev_nb);

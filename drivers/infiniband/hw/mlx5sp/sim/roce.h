@@ -51,5 +51,6 @@ void sim_roce_reset(struct mlx5sp_sim *sim);
 int sim_netdev_watch(struct mlx5sp_sim *sim);
 void sim_netdev_unwatch(struct mlx5sp_sim *sim);
 bool sim_port_active(struct mlx5sp_sim *sim);
+void sim_port_event(struct mlx5sp_sim *sim, u8 sub_type);
 
 #endif /* MLX5SP_SIM_ROCE_H */

@@ -5,7 +5,8 @@
  * life cycle (main.c, debugfs.c). Each concern of the device is a
  * sub-struct declared, with the functions of its .c, in its own header:
  * bar.h (registers, health), fault.h (injection), uctx.h (DEVX),
- * pages.h, roce.h, knobs.h, engine.h, wire.h, limits.h, counters.h. The
+ * pages.h, roce.h, knobs.h, engine.h, wire.h, limits.h, counters.h,
+ * port.h (the physical port of a cabled device), steer.h (NIC steering). The
  * objects the data path works on have a header each too: buf.h, mkey.h,
  * cq.h, qp.h (QPs and SRQs), sgl.h, eq.h, sig.h, dma.h.
  *
@@ -56,7 +57,9 @@
 #include "knobs.h"
 #include "limits.h"
 #include "pages.h"
+#include "port.h"
 #include "roce.h"
+#include "steer.h"
 #include "uctx.h"
 #include "wire.h"
 
@@ -112,6 +115,8 @@ enum sim_cap_idx {
 	SIM_CAP_GENERAL,
 	SIM_CAP_ROCE,
 	SIM_CAP_ATOMIC,
+	SIM_CAP_ETH,		/* a cabled device's only (port.h) */
+	SIM_CAP_FT,		/* ditto */
 	SIM_NR_CAPS,
 };
 
@@ -202,6 +207,8 @@ struct mlx5sp_sim {
 	struct list_head fabric_node;	/* in the fabric, RCU */
 	struct work_struct release_work; /* factory release */
 
+	struct sim_eth_port port;	/* the cabled port, its NIC (port.c) */
+	struct sim_steer steer;		/* NIC steering (steer.c) */
 	struct sim_net net;		/* RoCEv2 on the netdev (net.c) */
 	struct sim_engine engine;	/* owned by the engine thread */
 	/* scratch of the WQEs a command runs (sim_sq_catch_up); fw_lock */
@@ -339,11 +346,14 @@ void sim_debugfs_del(struct mlx5sp_sim *sim);
 /* main.c: the device list, for debugfs control */
 struct mlx5sp_sim *sim_create(const char *name,
 			      const struct mlx5sp_sim_params *p,
-			      bool from_debugfs, struct net_device *netdev);
+			      bool from_debugfs, struct net_device *netdev,
+			      struct net_device *cable);
 /* a device on another front end (host.h), for its module */
 struct mlx5sp_sim *sim_create_host(const char *name,
 				   const struct mlx5sp_sim_params *p,
-				   const struct sim_host_ops *host, void *priv);
+				   const struct sim_host_ops *host, void *priv,
+				   struct net_device *cable);
+int sim_cable_check(struct net_device *cable);
 int sim_destroy_by_name(const char *name);
 
 #endif /* MLX5SP_SIM_PRIV_H */

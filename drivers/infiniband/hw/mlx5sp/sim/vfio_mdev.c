@@ -31,6 +31,7 @@
 #include <linux/idr.h>
 #include <linux/mdev.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/pci_regs.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -80,6 +81,7 @@ struct sim_vfio {
 	bool pin_scanned;		/* pinned holds the user's whole map */
 	bool dma_on;			/* bus master enabled; read locklessly */
 	u64 resets;
+	char cable[IFNAMSIZ];		/* the port's cable, "": none */
 
 	spinlock_t irq_lock;		/* protects trig[] */
 	struct eventfd_ctx *trig[SIM_VFIO_MAX_VEC]; /* vector -> eventfd */
@@ -487,9 +489,29 @@ static void sim_vfio_irqs_off(struct sim_vfio *v)
 
 static int sim_vfio_sim_new(struct sim_vfio *v)
 {
+	struct net_device *cable = NULL;
 	struct mlx5sp_sim *sim;
+	int err;
 
-	sim = sim_create_host(v->name, NULL, &sim_vfio_host, v);
+	lockdep_assert_held(&v->lock);
+	/* the vendor/cable attribute: a port whose cable is that netdev */
+	if (v->cable[0]) {
+		cable = dev_get_by_name(&init_net, v->cable);
+		if (!cable) {
+			dev_err(v->vdev.dev, "%s: cable %s: no such netdev\n",
+				v->name, v->cable);
+			return -ENODEV;
+		}
+		err = sim_cable_check(cable);
+		if (err) {
+			dev_put(cable);
+			return err;
+		}
+	}
+	sim = sim_create_host(v->name, NULL, &sim_vfio_host, v, cable);
+	/* the device holds its own reference */
+	if (cable)
+		dev_put(cable);
 	if (IS_ERR(sim)) {
 		dev_err(v->vdev.dev, "%s: model device not created (%ld)\n",
 			v->name, PTR_ERR(sim));
@@ -878,10 +900,46 @@ static ssize_t pinned_pages_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pinned_pages);
 
+/* The port's cable, a netdev name: set while the function is closed. */
+static ssize_t cable_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct sim_vfio *v = dev_get_drvdata(dev);
+	ssize_t n;
+
+	mutex_lock(&v->lock);
+	n = sysfs_emit(buf, "%s\n", v->cable);
+	mutex_unlock(&v->lock);
+	return n;
+}
+
+static ssize_t cable_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct sim_vfio *v = dev_get_drvdata(dev);
+	char name[IFNAMSIZ];
+	int err = 0;
+
+	if (strscpy(name, buf, sizeof(name)) < 0)
+		return -EINVAL;
+	strim(name);
+	if (*name && !dev_valid_name(name))
+		return -EINVAL;
+	mutex_lock(&v->lock);
+	if (v->sim)
+		err = -EBUSY;
+	else
+		strscpy(v->cable, strim(name), sizeof(v->cable));
+	mutex_unlock(&v->lock);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(cable);
+
 static struct attribute *sim_vfio_attrs[] = {
 	&dev_attr_sim_name.attr,
 	&dev_attr_resets.attr,
 	&dev_attr_pinned_pages.attr,
+	&dev_attr_cable.attr,
 	NULL,
 };
 

@@ -418,6 +418,8 @@ int sim_net_send(struct mlx5sp_sim *sim, const struct sim_tx_path *p,
 		 const struct sim_tx_pkt *t, struct sim_cur *payload,
 		 u32 paylen);
 void sim_net_show(struct seq_file *m, struct mlx5sp_sim *sim);
+int sim_net_xmit(struct mlx5sp_sim *sim, struct sk_buff *skb);
+void sim_net_cable_gone(struct mlx5sp_sim *sim, struct net_device *nd);
 u32 sim_wire_mtu(const struct sim_qp *qp);
 u16 sim_wire_op_hdrs(u8 op);
 
