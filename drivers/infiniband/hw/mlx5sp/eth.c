@@ -886,6 +886,10 @@ static int create_sq_cmd(struct mlx5sp_eth *eth)
 	MLX5_SET(sqc, sqc, tis_lst_sz, 1);
 	MLX5_SET(sqc, sqc, tis_num_0, eth->tisn);
 	MLX5_SET(sqc, sqc, flush_in_error_en, 1);
+	/* what the vport asks, where the device says the vport decides */
+	if (ETH_CAP(eth->mdev, wqe_inline_mode) ==
+	    MLX5_CAP_INLINE_MODE_VPORT_CONTEXT)
+		MLX5_SET(sqc, sqc, min_wqe_inline_mode, eth->min_inline);
 	MLX5_SET(sqc, sqc, state, MLX5_SQC_STATE_RST);
 	wq = MLX5_ADDR_OF(sqc, sqc, wq);
 	MLX5_SET(wq, wq, uar_page, eth->mdev->uar_index);
@@ -1120,8 +1124,10 @@ static int eth_open_locked(struct mlx5sp_eth *eth)
 	if (err)
 		goto err_destroy_sq;
 	napi_enable(&eth->napi);
-	mlx5sp_eth_cq_arm(eth, &eth->tx_cq);
-	mlx5sp_eth_cq_arm(eth, &eth->rx_cq);
+	/* a first poll: it takes what came before, then arms both CQs */
+	local_bh_disable();
+	napi_schedule(&eth->napi);
+	local_bh_enable();
 	eth->opened = true;
 	apply_rx_mode(eth);
 	netdev_tx_reset_queue(netdev_get_tx_queue(netdev, 0));
@@ -1304,7 +1310,6 @@ static void setup_netdev(struct mlx5sp_eth *eth, const u8 *mac)
 	SET_NETDEV_DEV(netdev, eth->mdev->dma_dev);
 	netdev->netdev_ops = &eth_netdev_ops;
 	netdev->ethtool_ops = &mlx5sp_eth_ethtool_ops;
-	netdev->watchdog_timeo = 15 * HZ;
 	/* steering follows the address and the lists (rx_mode_work) */
 	netdev->priv_flags |= IFF_UNICAST_FLT | IFF_LIVE_ADDR_CHANGE;
 	if (ETH_CAP(eth->mdev, csum_cap))
@@ -1367,6 +1372,7 @@ static int query_port(struct mlx5sp_eth *eth, u8 *mac)
 	int err;
 
 	err = query_vport(mdev, mac, &min_inline);
+	eth->min_inline = min_inline;
 	if (err)
 		return err;
 	if (!is_valid_ether_addr(mac)) {

@@ -158,6 +158,7 @@ struct mlx5sp_eth {
 	u32 fg_allmulti;
 	u32 fg_promisc;
 	u16 max_mtu;		/* the port's, hardware bytes */
+	u8 min_inline;		/* the vport's min_wqe_inline_mode */
 
 	/*
 	 * Serialises open, stop, MTU changes, steering updates and the
