@@ -207,8 +207,12 @@ netdev_tx_t mlx5sp_eth_xmit(struct sk_buff *skb, struct net_device *netdev)
 	eseg = (void *)(ctrl + 1);
 	eseg->cs_flags = cs;
 	eseg->inline_hdr.sz = cpu_to_be16(ihs);
-	/* the header runs on from inline_hdr.start into the next segments */
-	memcpy(eseg->inline_hdr.start, skb->data, ihs);
+	/*
+	 * The header runs on from inline_hdr.start into the next segments:
+	 * copied through the flexible view of it (data), which the scratch
+	 * area has room for, not the 2-byte start[] that fortify would see.
+	 */
+	memcpy(eseg->inline_hdr.data, skb->data, ihs);
 	inl_ds = DIV_ROUND_UP(offsetof(struct mlx5_wqe_eth_seg, inline_hdr.start) +
 			      ihs, MLX5_SEND_WQE_DS);
 	if (unlikely(map_skb(eth, skb, ihs,
