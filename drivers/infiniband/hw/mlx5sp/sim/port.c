@@ -315,6 +315,8 @@ int sim_cmd_access_reg(struct sim_cmd *c)
 	if (!r)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,
 				MLX5SP_SIM_SYND_REG_UNSUPPORTED);
+	/* the link as it is now: a carrier change may not be told yet */
+	sim_port_update(c->sim);
 	if (c->inlen < hdr_in + r->size)
 		return sim_fail(c, MLX5_CMD_STAT_BAD_INP_LEN_ERR,
 				MLX5SP_SIM_SYND_REG_SHORT);

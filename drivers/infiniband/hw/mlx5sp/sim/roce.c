@@ -126,9 +126,11 @@ bool sim_port_active(struct mlx5sp_sim *sim)
 {
 	struct net_device *nd = sim->mdev.netdev;
 
-	/* a cabled port: PAOS and the cable (port.c) */
-	if (sim->port.cabled)
+	/* a cabled port: PAOS and the cable as they are now (port.c) */
+	if (sim->port.cabled) {
+		sim_port_update(sim);
 		return READ_ONCE(sim->port.oper_up);
+	}
 	/* without a netdev the port is always up */
 	return !nd || (netif_running(nd) && netif_carrier_ok(nd));
 }
