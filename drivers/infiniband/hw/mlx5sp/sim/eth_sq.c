@@ -73,7 +73,7 @@ u8 sim_eth_wqe_parse(const void *wqe, u32 len, struct sim_eth_wqe *w)
 	w->ihs = be16_to_cpu(eth->inline_hdr.sz);
 	if (w->ihs < ETH_HLEN)
 		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-	w->inl = eth->inline_hdr.start;
+	w->inl = eth->inline_hdr.data;
 	/* the inline headers run on into the next segments */
 	off = sizeof(*ctrl) + sizeof(*eth) +
 	      ALIGN(w->ihs - SIM_ETH_INL_START, MLX5_SEND_WQE_DS);

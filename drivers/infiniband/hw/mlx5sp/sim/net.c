@@ -942,12 +942,13 @@ static int sim_net_poll(struct napi_struct *napi, int budget)
 	rcu_read_lock();
 	while (n < budget && (skb = skb_dequeue(&sim->net.rxq))) {
 		n++;
-		if (sim_engine_halted(sim))
-			;
-		else if (sim_net_cb(skb)->eth)
-			sim_eth_rx(eng, sim, skb);
-		else
-			sim_net_rx_one(eng, sim, skb);
+		/* the NIC's frames through its steering, RoCE's to the QPs */
+		if (!sim_engine_halted(sim)) {
+			if (sim_net_cb(skb)->eth)
+				sim_eth_rx(eng, sim, skb);
+			else
+				sim_net_rx_one(eng, sim, skb);
+		}
 		consume_skb(skb);
 	}
 	sim_wire_ack_flush(eng);
@@ -1018,8 +1019,8 @@ static int sim_net_cable_start(struct mlx5sp_sim *sim)
 	struct net_device *nd = sim_port_cable(sim);
 	int err;
 
-	/* gone between the device's creation and here */
-	if (!nd)
+	/* going between the device's creation and its watch: missed */
+	if (!nd || nd->reg_state != NETREG_REGISTERED)
 		return -ENODEV;
 	err = netdev_rx_handler_register(nd, sim_net_rx_handler, sim);
 	if (err) {
