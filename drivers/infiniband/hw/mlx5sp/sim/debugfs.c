@@ -398,6 +398,15 @@ static int sim_objects_show(struct seq_file *m, void *v)
 	seq_printf(m, "q_counter %u\n",
 		   bitmap_weight(sim->qcnt.map, SIM_MAX_Q_COUNTERS));
 	seq_printf(m, "pages %llu\n", sim->pages.count);
+	/* the NIC of a cabled port (port.c, steer.c) */
+	if (sim->port.cabled) {
+		seq_printf(m, "sq %lu\n", sim_xa_count(&sim->port.sqs));
+		seq_printf(m, "rq %lu\n", sim_xa_count(&sim->port.rqs));
+		seq_printf(m, "tis %lu\n", sim_xa_count(&sim->steer.tises));
+		seq_printf(m, "tir %lu\n", sim_xa_count(&sim->steer.tirs));
+		seq_printf(m, "flow_table %lu\n",
+			   sim_xa_count(&sim->steer.fts));
+	}
 	mutex_unlock(&sim->fw_lock);
 	return 0;
 }
