@@ -1027,6 +1027,7 @@ static int create_rq(struct mlx5sp_eth *eth)
 	rq->wqe_cnt = 1U << MLX5SP_ETH_LOG_RQ_SZ;
 	rq->pc = 0;
 	rq->cc = 0;
+	rq->in_error = false;
 	rq->buf_len = MLX5SP_ETH_HW_MTU(eth->netdev->mtu);
 	rq->bufs = kvcalloc(rq->wqe_cnt, sizeof(*rq->bufs), GFP_KERNEL);
 	err = -ENOMEM;
@@ -1169,36 +1170,33 @@ static int eth_stop(struct net_device *netdev)
 	return 0;
 }
 
-/*
- * The SQ took an error CQE and went to error: bring it back through
- * RST, its frames freed, as mlx5e's TX recovery does.
- */
-void mlx5sp_eth_sq_recover(struct work_struct *work)
+/* What the device wrote before the queue was reset: stale, skipped. */
+static void drain_cq(struct mlx5sp_eth_cq *cq)
 {
-	struct mlx5sp_eth *eth = container_of(work, struct mlx5sp_eth,
-					      recover_work);
+	u32 n;
+
+	for (n = 0; n < cq->nent && mlx5sp_eth_next_cqe(cq); n++)
+		cq->cons_index++;
+	cq->db.db[0] = cpu_to_be32(cq->cons_index & 0xffffff);
+}
+
+/*
+ * The SQ through RST back to RDY, its frames freed: from ERR, or from
+ * RDY if the device said error while it kept the SQ there. NAPI and
+ * xmit are off.
+ */
+static int recover_sq(struct mlx5sp_eth *eth)
+{
 	struct mlx5sp_eth_sq *sq = &eth->sq;
 	int err;
 
-	mutex_lock(&eth->lock);
-	if (!eth->opened || !READ_ONCE(sq->in_error)) {
-		mutex_unlock(&eth->lock);
-		return;
-	}
-	netif_tx_disable(eth->netdev);
-	napi_disable(&eth->napi);
 	err = modify_sq(eth, MLX5_SQC_STATE_ERR, MLX5_SQC_STATE_RST);
-	if (err) {
-		netdev_err(eth->netdev, "SQ 0x%x stays in error (%d) until the interface goes down\n",
-			   sq->sqn, err);
-		napi_enable(&eth->napi);
-		mutex_unlock(&eth->lock);
-		return;
-	}
-	/* the device is done with every WQE; CQEs still queued are stale */
-	while (mlx5sp_eth_next_cqe(&eth->tx_cq))
-		eth->tx_cq.cons_index++;
-	eth->tx_cq.db.db[0] = cpu_to_be32(eth->tx_cq.cons_index & 0xffffff);
+	if (err)
+		err = modify_sq(eth, MLX5_SQC_STATE_RDY, MLX5_SQC_STATE_RST);
+	if (err)
+		return err;
+	/* the device is done with every WQE: all frames go */
+	drain_cq(&eth->tx_cq);
 	mlx5sp_eth_sq_free_all(eth);
 	sq->pc = 0;
 	sq->cc = 0;
@@ -1208,20 +1206,80 @@ void mlx5sp_eth_sq_recover(struct work_struct *work)
 	sq->db.db[MLX5_SND_DBR] = 0;
 	netdev_tx_reset_queue(netdev_get_tx_queue(eth->netdev, 0));
 	err = modify_sq(eth, MLX5_SQC_STATE_RST, MLX5_SQC_STATE_RDY);
-	if (!err) {
-		WRITE_ONCE(sq->in_error, false);
-		mlx5sp_eth_poll_inc(eth, ETH_TXC_RECOVER, 1);
+	if (err)
+		return err;
+	WRITE_ONCE(sq->in_error, false);
+	mlx5sp_eth_poll_inc(eth, ETH_TXC_RECOVER, 1);
+	return 0;
+}
+
+/* The RQ likewise; its slots keep their buffers and are posted again. */
+static int recover_rq(struct mlx5sp_eth *eth)
+{
+	struct mlx5sp_eth_rq *rq = &eth->rq;
+	int err;
+
+	err = modify_rq(eth, MLX5_RQC_STATE_ERR, MLX5_RQC_STATE_RST);
+	if (err)
+		err = modify_rq(eth, MLX5_RQC_STATE_RDY, MLX5_RQC_STATE_RST);
+	if (err)
+		return err;
+	drain_cq(&eth->rx_cq);
+	rq->pc = 0;
+	rq->cc = 0;
+	rq->db.db[MLX5_RCV_DBR] = 0;
+	err = modify_rq(eth, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY);
+	if (err)
+		return err;
+	err = mlx5sp_eth_rq_fill(eth, GFP_KERNEL);
+	if (err)
+		return err;
+	WRITE_ONCE(rq->in_error, false);
+	mlx5sp_eth_poll_inc(eth, ETH_RX_RECOVER, 1);
+	return 0;
+}
+
+/*
+ * A queue took an error CQE and went to error: bring it back through
+ * RST, as mlx5e's TX and RX recovery do. A queue that cannot be brought
+ * back stays in error until the interface goes down.
+ */
+void mlx5sp_eth_recover(struct work_struct *work)
+{
+	struct mlx5sp_eth *eth = container_of(work, struct mlx5sp_eth,
+					      recover_work);
+	bool sq_err, rq_err;
+	int err;
+
+	mutex_lock(&eth->lock);
+	sq_err = READ_ONCE(eth->sq.in_error);
+	rq_err = READ_ONCE(eth->rq.in_error);
+	if (!eth->opened || (!sq_err && !rq_err)) {
+		mutex_unlock(&eth->lock);
+		return;
+	}
+	if (sq_err)
+		netif_tx_disable(eth->netdev);
+	napi_disable(&eth->napi);
+	if (sq_err) {
+		err = recover_sq(eth);
+		if (err)
+			netdev_err(eth->netdev, "SQ 0x%x stays in error: %d\n",
+				   eth->sq.sqn, err);
+	}
+	if (rq_err) {
+		err = recover_rq(eth);
+		if (err)
+			netdev_err(eth->netdev, "RQ 0x%x stays in error: %d\n",
+				   eth->rq.rqn, err);
 	}
 	napi_enable(&eth->napi);
 	/* a poll, which arms the CQs; its softirq runs at bh enable */
 	local_bh_disable();
 	napi_schedule(&eth->napi);
 	local_bh_enable();
-	if (!err)
+	if (sq_err && !READ_ONCE(eth->sq.in_error))
 		netif_tx_wake_all_queues(eth->netdev);
-	else
-		netdev_err(eth->netdev, "SQ 0x%x not brought back: %d\n",
-			   sq->sqn, err);
 	mutex_unlock(&eth->lock);
 }
 
@@ -1417,7 +1475,7 @@ static int eth_create(struct mlx5sp_dev *mdev)
 	mutex_init(&eth->lock);
 	INIT_WORK(&eth->rx_mode_work, rx_mode_work);
 	INIT_WORK(&eth->carrier_work, carrier_work);
-	INIT_WORK(&eth->recover_work, mlx5sp_eth_sq_recover);
+	INIT_WORK(&eth->recover_work, mlx5sp_eth_recover);
 	u64_stats_init(&eth->sq.syncp);
 	u64_stats_init(&eth->poll_syncp);
 	netif_napi_add(netdev, &eth->napi, mlx5sp_eth_napi_poll);

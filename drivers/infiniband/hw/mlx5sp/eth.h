@@ -63,6 +63,7 @@ enum mlx5sp_eth_poll_stat {
 	ETH_RX_CQE_ERR,
 	ETH_RX_CQE_BAD,
 	ETH_RX_DROPPED,		/* no buffer to replace the one received */
+	ETH_RX_RECOVER,		/* the receive queue brought back from error */
 	ETH_POLL_NR,
 };
 
@@ -140,6 +141,7 @@ struct mlx5sp_eth_rq {
 	u32 pc;			/* WQEs posted (the doorbell record's counter) */
 	u32 cc;			/* WQEs completed */
 	u32 buf_len;		/* bytes a buffer takes, for the MTU */
+	bool in_error;		/* an error CQE: recovery pending (NAPI, work) */
 	struct mlx5sp_eth_rx_buf *bufs;
 };
 
@@ -177,7 +179,7 @@ struct mlx5sp_eth {
 
 	struct work_struct rx_mode_work;
 	struct work_struct carrier_work;
-	struct work_struct recover_work;	/* the SQ after an error CQE */
+	struct work_struct recover_work;	/* a queue after an error CQE */
 
 	struct mlx5sp_eth_cq tx_cq;
 	struct mlx5sp_eth_cq rx_cq;
@@ -225,7 +227,7 @@ void mlx5sp_eth_get_stats(struct mlx5sp_eth *eth, u64 *sq, u64 *poll);
 netdev_tx_t mlx5sp_eth_xmit(struct sk_buff *skb, struct net_device *netdev);
 bool mlx5sp_eth_poll_tx(struct mlx5sp_eth *eth, int budget);
 void mlx5sp_eth_sq_free_all(struct mlx5sp_eth *eth);
-void mlx5sp_eth_sq_recover(struct work_struct *work);
+void mlx5sp_eth_recover(struct work_struct *work);
 
 /* eth_rx.c */
 int mlx5sp_eth_rq_fill(struct mlx5sp_eth *eth, gfp_t gfp);

@@ -121,6 +121,7 @@ static const char poll_stat_names[ETH_POLL_NR][ETH_GSTRING_LEN] = {
 	[ETH_RX_CQE_ERR] = "rx_cqe_err",
 	[ETH_RX_CQE_BAD] = "rx_cqe_bad",
 	[ETH_RX_DROPPED] = "rx_dropped",
+	[ETH_RX_RECOVER] = "rx_recover",
 };
 
 static const char link_stat_names[ETH_LINK_NR][ETH_GSTRING_LEN] = {

@@ -222,6 +222,11 @@ static int poll_rx(struct mlx5sp_eth *eth, int budget)
 				netdev_err(eth->netdev, "RQ 0x%x: error CQE, syndrome 0x%x vendor 0x%x\n",
 					   rq->rqn, err->syndrome,
 					   err->vendor_err_synd);
+			/* the RQ is in error: brought back by the work */
+			if (!READ_ONCE(rq->in_error)) {
+				WRITE_ONCE(rq->in_error, true);
+				queue_work(system_wq, &eth->recover_work);
+			}
 			continue;
 		}
 		len = be32_to_cpu(cqe->byte_cnt);
