@@ -111,7 +111,8 @@ static int sim_eth_rq_parse(struct sim_cmd *c, struct sim_eth_rq *rq)
 	    MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE ||
 	    MLX5_GET(rqc, rqc, rlky) || MLX5_GET(rqc, rqc, delay_drop_en) ||
 	    MLX5_GET(rqc, rqc, scatter_fcs) || MLX5_GET(rqc, rqc, hairpin) ||
-	    MLX5_GET(rqc, rqc, ts_format) || MLX5_GET(rqc, rqc, rmpn) ||
+	    MLX5_GET(rqc, rqc, ts_format) > MLX5_TIMESTAMP_FORMAT_DEFAULT ||
+	    MLX5_GET(rqc, rqc, rmpn) ||
 	    MLX5_GET(rqc, rqc, counter_set_id) ||
 	    MLX5_GET(rqc, rqc, shampo_match_criteria_type))
 		return sim_fail(c, MLX5_CMD_STAT_BAD_PARAM_ERR,

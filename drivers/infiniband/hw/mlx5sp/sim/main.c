@@ -366,8 +366,11 @@ static struct mlx5sp_sim *__sim_create(const char *name,
 	err = sim_params_valid(p);
 	if (err)
 		return ERR_PTR(err);
-	/* a port with a cable has no RoCE netdev: the driver makes one */
-	if (cable && netdev)
+	/*
+	 * A port with a cable is Ethernet and has no RoCE netdev: the driver
+	 * makes its NIC's
+	 */
+	if (cable && (netdev || p->port_ib))
 		return ERR_PTR(-EINVAL);
 
 	mutex_lock(&sim_list_lock);
