@@ -591,8 +591,9 @@ void sim_steer_flows_destroy_all(struct mlx5sp_sim *sim)
 	/* no lookup reaches a table from here on */
 	xa_for_each(&st->fts, id, ft) {
 		xa_erase(&st->fts, id);
+		/* the entries' lock is taken in the receive softirq's too */
 		xa_for_each(&ft->ftes, idx, fte) {
-			xa_erase(&ft->ftes, idx);
+			xa_erase_bh(&ft->ftes, idx);
 			kfree(fte);
 		}
 		xa_destroy(&ft->ftes);
