@@ -18,6 +18,13 @@
 
 #define SIM_STEER_ID_MAX	(BIT(24) - 1)
 
+/*
+ * A table's entries are locked (with bottom halves off) under steer.lock,
+ * which the receive softirq takes: their xarray lock is a class of its
+ * own, not that of the object tables taken in process context.
+ */
+static struct lock_class_key sim_fte_xa_key;
+
 void sim_steer_init(struct mlx5sp_sim *sim)
 {
 	struct sim_steer *st = &sim->steer;
@@ -263,6 +270,7 @@ int sim_cmd_create_flow_table(struct sim_cmd *c)
 	ft->log_size = MLX5_GET(flow_table_context, ctx, log_size);
 	INIT_LIST_HEAD(&ft->groups);
 	xa_init(&ft->ftes);
+	lockdep_set_class(&ft->ftes.xa_lock, &sim_fte_xa_key);
 	err = sim_steer_alloc(c, &c->sim->steer.fts, ft, &ft->id);
 	if (err) {
 		kfree(ft);
