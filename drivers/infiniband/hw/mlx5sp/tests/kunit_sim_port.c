@@ -322,11 +322,14 @@ static u32 p_alloc(struct p_dev *d, u16 opcode, int out_dw_off)
 	return be32_to_cpu(((__be32 *)out)[out_dw_off]) & 0xffffff;
 }
 
+static u8 p_paos(struct p_dev *d, bool write, u8 admin, u8 *oper, u32 *synd);
+
 static struct p_dev *p_dev_up(struct kunit *test, const char *name)
 {
 	struct p_cable *c;
 	struct p_dev *d;
 	int err;
+	u8 oper;
 
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, d);
@@ -357,6 +360,14 @@ static struct p_dev *p_dev_up(struct kunit *test, const char *name)
 	KUNIT_ASSERT_NOT_NULL(test, d->dev);
 	d->uar = p_alloc(d, MLX5_CMD_OP_ALLOC_UAR, 2);
 	d->pd = p_alloc(d, MLX5_CMD_OP_ALLOC_PD, 2);
+	/*
+	 * The driver's NIC, its netdev closed, holds the port down (as
+	 * mlx5e); the test takes it up as the NIC's open would.
+	 */
+	KUNIT_EXPECT_EQ(test, p_paos(d, false, 0, &oper, NULL), 0);
+	KUNIT_EXPECT_EQ(test, oper, MLX5_PORT_DOWN);
+	KUNIT_ASSERT_EQ(test, p_paos(d, true, MLX5_PORT_UP, &oper, NULL), 0);
+	KUNIT_EXPECT_EQ(test, oper, MLX5_PORT_UP);
 	return d;
 }
 
@@ -481,7 +492,7 @@ static void port_registers(struct kunit *test)
 	u32 synd;
 	u8 oper;
 
-	/* up by default, with the cable up */
+	/* up (p_dev_up), with the cable up */
 	KUNIT_EXPECT_EQ(test, p_paos(d, false, 0, &oper, NULL), 0);
 	KUNIT_EXPECT_EQ(test, oper, MLX5_PORT_UP);
 	KUNIT_EXPECT_EQ(test, p_vport_state(d),
@@ -912,6 +923,8 @@ static u8 p_root(struct p_dev *d, u32 ft)
 		 MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
 	MLX5_SET(set_flow_table_root_in, in, table_type, SIM_FT_NIC_RX);
 	MLX5_SET(set_flow_table_root_in, in, table_id, ft);
+	/* no table: the root disconnected (op_mod 1) */
+	MLX5_SET(set_flow_table_root_in, in, op_mod, !ft);
 	return p_cmd(d, in, sizeof(in), out, sizeof(out), NULL);
 }
 
@@ -994,7 +1007,8 @@ static void port_steer_rx(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, sim_eth_parse(f, len, &h));
 	sim_eth_csum_fill(f, &h, true, true);
 
-	/* no root yet: dropped */
+	/* no root (the driver's NIC set its own: disconnected): dropped */
+	KUNIT_ASSERT_EQ(test, p_root(d, 0), 0);
 	noroot = atomic64_read(&d->sim->port.st.rx_no_root);
 	p_cable_rx(d, f, len);
 	msleep(20);
