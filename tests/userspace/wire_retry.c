@@ -115,6 +115,17 @@
  *	data into a receive of A through it (PI inserted); then one WRITE
  *	with a bad guard in its last block: it completes, B gets the data,
  *	mlx5dv_mkey_check names the guard error.
+ *   link TIMEOUT RETRY_CNT  the cable goes under RC SENDs in flight: a
+ *	SEND from A reaches B; then A keeps LINK_DEPTH SENDs of 4 KiB
+ *	outstanding (B reposting a receive for each) while a child runs
+ *	$WIRE_RETRY_CUT (the script's: the cable's link down). Once it has
+ *	run, A posts nothing more: the SENDs B acknowledged complete
+ *	successfully, in order; the first that was not ends in
+ *	IBV_WC_RETRY_EXC_ERR within (RETRY_CNT + 1) x 4.096 us x 2^TIMEOUT
+ *	x 4 of the cut (the IBTA's upper bound; its timer may have started
+ *	before); every later one in IBV_WC_WR_FLUSH_ERR; A's QP is in ERR.
+ *	B received, once each and in order, at least the SENDs that
+ *	completed, each with its own data.
  *   atomic-err 0 0  on new QPs each time: a fetch & add from A to an
  *	address not 8-byte aligned ends in IBV_WC_REM_INV_REQ_ERR (rxe's
  *	provider refuses to post one, so not from B), and one by an rkey
@@ -135,12 +146,16 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "check.h"
 #include "roce.h"
@@ -500,6 +515,139 @@ static void mode_retry(int timeout, int retry_cnt)
 }
 
 /* IBTA table 45: the RNR NAK timer field in microseconds */
+#define LINK_DEPTH	16
+#define LINK_SIZE	4096
+#define LINK_MAX	100000	/* SENDs: the cut must come before */
+
+/* B's receive for SEND @id, in slot @id % LINK_DEPTH of its buffer */
+static void link_recv(unsigned long id)
+{
+	post_recv(&b, id, b.buf + (id % (2 * LINK_DEPTH)) * LINK_SIZE,
+		  LINK_SIZE);
+}
+
+static void link_send(unsigned long id)
+{
+	unsigned char *p = a.src + (id % LINK_DEPTH) * LINK_SIZE;
+
+	memset(p, (int)(id & 0xff), LINK_SIZE);
+	memcpy(p, &id, sizeof(id));
+	post_send(&a, IBV_WR_SEND, id, p, LINK_SIZE, 0, 0);
+}
+
+/* B's completions so far: each the next SEND, with its data */
+static void link_rx(unsigned long *rx, unsigned int *bad)
+{
+	struct ibv_wc wc;
+	unsigned char *p;
+	unsigned long id;
+
+	while (ibv_poll_cq(b.cq, 1, &wc) == 1) {
+		if (wc.status != IBV_WC_SUCCESS) {
+			(*bad)++;
+			continue;
+		}
+		p = b.buf + (wc.wr_id % (2 * LINK_DEPTH)) * LINK_SIZE;
+		memcpy(&id, p, sizeof(id));
+		if (wc.wr_id != *rx + 1 || id != wc.wr_id ||
+		    wc.byte_len != LINK_SIZE ||
+		    p[LINK_SIZE - 1] != (unsigned char)(id & 0xff))
+			(*bad)++;
+		*rx = wc.wr_id;
+		link_recv(wc.wr_id + 2 * LINK_DEPTH);
+	}
+}
+
+static void mode_link(int timeout, int retry_cnt)
+{
+	struct qp_params p = { .timeout = timeout, .retry_cnt = retry_cnt,
+			       .rnr_retry = 7, .min_rnr_timer = 1 };
+	double one = (double)(4096ULL << timeout) / 1e6, hi, t_cut = 0, t;
+	unsigned long posted = 0, done = 0, rx = 0, id;
+	unsigned int bad = 0, flushed = 0, other = 0;
+	char *cut = getenv("WIRE_RETRY_CUT");
+	char *argv[] = { "sh", "-c", cut, NULL };
+	enum ibv_wc_status err = IBV_WC_SUCCESS;
+	struct ibv_wc wc;
+	int status;
+	pid_t child;
+
+	if (!cut || !*cut)
+		fatal_err("link: no WIRE_RETRY_CUT command", EINVAL);
+	connect_qps(&p, &p);
+	send_ok("link");
+	for (id = 1; id <= 2 * LINK_DEPTH; id++)
+		link_recv(id);
+	for (; posted < LINK_DEPTH; posted++)
+		link_send(posted + 1);
+	fflush(stdout);
+	/* spawned, not forked: no copy of the registered memory's pages */
+	status = posix_spawn(&child, "/bin/sh", NULL, NULL, argv, environ);
+	if (status)
+		fatal_err("posix_spawn", status);
+	/* the SQ kept full until the cut has been made */
+	while (!t_cut) {
+		if (waitpid(child, &status, WNOHANG) == child) {
+			t_cut = now_ms();
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				fatal_err("link: WIRE_RETRY_CUT failed", EIO);
+		}
+		link_rx(&rx, &bad);
+		if (!poll_one(&a, &wc, 1))
+			continue;
+		done++;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != done) {
+			err = wc.status;
+			break;
+		}
+		if (posted < LINK_MAX)
+			link_send(++posted);
+	}
+	check(t_cut && err == IBV_WC_SUCCESS,
+	      "link: %lu SENDs %s -> %s completed in order before the cut",
+	      done, a.name, b.name);
+	if (!t_cut)
+		return;
+	/* the SENDs acknowledged, then the first that was not */
+	for (;;) {
+		if (!poll_one(&a, &wc, WAIT_MS))
+			break;
+		done++;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != done) {
+			err = wc.status;
+			break;
+		}
+	}
+	t = now_ms() - t_cut;
+	hi = 4 * (retry_cnt + 1) * one;
+	printf("time_ms link timeout=%d retry_cnt=%d measured=%.1f bound=%.1f\n",
+	       timeout, retry_cnt, t, hi);
+	check(err == IBV_WC_RETRY_EXC_ERR && wc.wr_id == done,
+	      "link: SEND %lu of %lu completes with %s (got %s), %.1f ms after the cut",
+	      done, posted, ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR),
+	      err == IBV_WC_SUCCESS ? "nothing" : ibv_wc_status_str(err), t);
+	check(t <= hi,
+	      "link: %.1f ms after the cut, within (retry_cnt + 1) x 4.096 us x 2^%d x 4 = %.1f ms",
+	      t, timeout, hi);
+	for (id = done + 1; id <= posted; id++) {
+		if (!poll_one(&a, &wc, WAIT_MS))
+			break;
+		if (wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == id)
+			flushed++;
+		else
+			other++;
+	}
+	check(flushed == posted - done && !other,
+	      "link: the %lu SENDs after it flushed: %u IBV_WC_WR_FLUSH_ERR, %u other",
+	      posted - done, flushed, other);
+	check(qp_state(&a) == IBV_QPS_ERR, "link: %s's QP is in ERR after",
+	      a.name);
+	link_rx(&rx, &bad);
+	check(!bad && rx >= done - 1 && rx <= posted,
+	      "link: %s received SENDs 1..%lu in order, each with its data (%u wrong); %lu completed at %s",
+	      b.name, rx, bad, done - 1, a.name);
+}
+
 static const unsigned int rnr_usec[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
@@ -1417,9 +1565,9 @@ static void mode_atomic_err(void)
 	atomic_refused(&b, &a, 0);
 }
 
-#define SIG_BLOCK	512
-#define SIG_PI		8
-#define SIG_APP_TAG	0x5a17
+#define PI_BLOCK	512	/* signature blocks: data, then PI */
+#define PI_SIZE		8
+#define PI_APP_TAG	0x5a17
 
 /* A's QP for signature WQEs: created with mlx5dv for MKEY configure. */
 static void create_sig_qp(struct end *e)
@@ -1461,14 +1609,14 @@ static void sig_conf_wr_access(struct mlx5dv_qp_ex *dvqp,
 	struct t10dif_sig sig;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)blocks, .lkey = a.mr->lkey,
-		.length = nb * (SIG_BLOCK + SIG_PI),
+		.length = nb * (PI_BLOCK + PI_SIZE),
 	};
 
 	mlx5dv_wr_mkey_configure(dvqp, mkey, 3, &conf);
 	mlx5dv_wr_set_mkey_access_flags(dvqp, access);
 	mlx5dv_wr_set_mkey_layout_list(dvqp, 1, &sge);
 	mlx5dv_wr_set_mkey_sig_block(dvqp,
-				     t10dif_sig_mem(&sig, SIG_APP_TAG, ref));
+				     t10dif_sig_mem(&sig, PI_APP_TAG, ref));
 }
 
 static void sig_conf_wr(struct mlx5dv_qp_ex *dvqp, struct mlx5dv_mkey *mkey,
@@ -1499,7 +1647,7 @@ static void sig_post(struct mlx5dv_mkey *mkey, unsigned char *blocks,
 		ibv_wr_rdma_read(qpx, b.mr->rkey, (uintptr_t)b.buf);
 	else
 		ibv_wr_rdma_write(qpx, b.mr->rkey, (uintptr_t)b.buf);
-	ibv_wr_set_sge(qpx, mkey->lkey, 0, nb * SIG_BLOCK);
+	ibv_wr_set_sge(qpx, mkey->lkey, 0, nb * PI_BLOCK);
 	if (ibv_wr_complete(qpx))
 		fatal_err("ibv_wr_complete (MKEY configure + RDMA)", errno);
 }
@@ -1532,24 +1680,24 @@ static void sig_fill(unsigned char *blocks, unsigned int nb, unsigned int msg,
 	unsigned char *p;
 
 	for (k = 0; k < nb; k++) {
-		p = blocks + (size_t)k * (SIG_BLOCK + SIG_PI);
-		fill(p, msg * nb + k, SIG_BLOCK, 4);
-		t10dif_pi(p + SIG_BLOCK, p, SIG_BLOCK, SIG_APP_TAG, ref + k);
+		p = blocks + (size_t)k * (PI_BLOCK + PI_SIZE);
+		fill(p, msg * nb + k, PI_BLOCK, 4);
+		t10dif_pi(p + PI_BLOCK, p, PI_BLOCK, PI_APP_TAG, ref + k);
 	}
 }
 
 static int sig_same(const unsigned char *blocks, unsigned int nb,
 		    unsigned int msg, uint32_t ref)
 {
-	unsigned char pi[SIG_PI];
+	unsigned char pi[PI_SIZE];
 	const unsigned char *p;
 	unsigned int k;
 
 	for (k = 0; k < nb; k++) {
-		p = blocks + (size_t)k * (SIG_BLOCK + SIG_PI);
-		t10dif_pi(pi, p, SIG_BLOCK, SIG_APP_TAG, ref + k);
-		if (!same(p, msg * nb + k, SIG_BLOCK, 5) ||
-		    memcmp(p + SIG_BLOCK, pi, SIG_PI))
+		p = blocks + (size_t)k * (PI_BLOCK + PI_SIZE);
+		t10dif_pi(pi, p, PI_BLOCK, PI_APP_TAG, ref + k);
+		if (!same(p, msg * nb + k, PI_BLOCK, 5) ||
+		    memcmp(p + PI_BLOCK, pi, PI_SIZE))
 			return 0;
 	}
 	return 1;
@@ -1561,7 +1709,7 @@ static void plain_fill(unsigned char *buf, unsigned int nb, unsigned int msg)
 	unsigned int k;
 
 	for (k = 0; k < nb; k++)
-		fill(buf + (size_t)k * SIG_BLOCK, msg * nb + k, SIG_BLOCK, 5);
+		fill(buf + (size_t)k * PI_BLOCK, msg * nb + k, PI_BLOCK, 5);
 }
 
 /* How many of B's @nb blocks are not A's message @msg (sig_fill) stripped */
@@ -1571,8 +1719,8 @@ static unsigned int plain_bad(const unsigned char *buf, unsigned int nb,
 	unsigned int k, bad = 0;
 
 	for (k = 0; k < nb; k++)
-		if (!same(buf + (size_t)k * SIG_BLOCK, msg * nb + k,
-			  SIG_BLOCK, 4))
+		if (!same(buf + (size_t)k * PI_BLOCK, msg * nb + k,
+			  PI_BLOCK, 4))
 			bad++;
 	return bad;
 }
@@ -1613,7 +1761,7 @@ static struct mlx5dv_mkey *sig_setup(unsigned int size)
 
 static void mode_sig(unsigned int count, unsigned int size)
 {
-	unsigned int nb = size / SIG_BLOCK, i, wr_bad = 0, rd_bad = 0;
+	unsigned int nb = size / PI_BLOCK, i, wr_bad = 0, rd_bad = 0;
 	struct mlx5dv_mkey *mkey = sig_setup(size);
 	double t0 = now_ms();
 	uint32_t ref;
@@ -1629,7 +1777,7 @@ static void mode_sig(unsigned int count, unsigned int size)
 		wr_bad += plain_bad(b.buf, nb, i);
 		/* in: B's data, PI inserted in A's blocks */
 		plain_fill(b.buf, nb, i);
-		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		memset(a.buf, 0, (size_t)nb * (PI_BLOCK + PI_SIZE));
 		sig_post(mkey, a.buf, nb, ref, 1, 2 * i + 1);
 		if (!sig_done(mkey, 2 * i + 1, "signature READ"))
 			break;
@@ -1675,7 +1823,7 @@ static int sig_remote_conf(struct mlx5dv_mkey *mkey, unsigned char *blocks,
  */
 static void mode_sig_remote(unsigned int count, unsigned int size)
 {
-	unsigned int nb = size / SIG_BLOCK, i, rd_bad = 0, wr_bad = 0;
+	unsigned int nb = size / PI_BLOCK, i, rd_bad = 0, wr_bad = 0;
 	struct mlx5dv_mkey *mkey = sig_setup(size);
 	struct mlx5dv_mkey_err err;
 	double t0 = now_ms();
@@ -1693,7 +1841,7 @@ static void mode_sig_remote(unsigned int count, unsigned int size)
 			break;
 		rd_bad += plain_bad(b.buf, nb, i);
 		plain_fill(b.src, nb, i);
-		memset(a.src, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		memset(a.src, 0, (size_t)nb * (PI_BLOCK + PI_SIZE));
 		post_send(&b, IBV_WR_RDMA_WRITE, 4 * i + 2, b.src, size, 0,
 			  mkey->rkey);
 		if (!stream_wc(&b, 4 * i + 2, "WRITE through the MKEY"))
@@ -1840,7 +1988,7 @@ static int uc_wc(struct end *e, uint64_t id, enum ibv_wc_opcode opcode,
  */
 static void mode_uc_sig(unsigned int count, unsigned int size)
 {
-	unsigned int nb = size / SIG_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
+	unsigned int nb = size / PI_BLOCK, i, k, wr_bad = 0, rd_bad = 0;
 	struct mlx5dv_mkey *mkey = sig_setup(size);
 	struct ibv_qp *ua = uc_qp(&a), *ub = uc_qp(&b);
 	struct mlx5dv_mkey_err err;
@@ -1859,7 +2007,7 @@ static void mode_uc_sig(unsigned int count, unsigned int size)
 			break;
 		uc_post_recv(ub, 4 * i + 1, 0, 0, 0);
 		uc_post_send(ua, IBV_WR_RDMA_WRITE_WITH_IMM, 4 * i + 1, 0,
-			     mkey->lkey, nb * SIG_BLOCK, i);
+			     mkey->lkey, nb * PI_BLOCK, i);
 		if (!uc_wc(&a, 4 * i + 1, IBV_WC_RDMA_WRITE, &wc,
 			   "UC signature WRITE") ||
 		    !uc_wc(&b, 4 * i + 1, IBV_WC_RECV_RDMA_WITH_IMM, &wc,
@@ -1876,17 +2024,17 @@ static void mode_uc_sig(unsigned int count, unsigned int size)
 		wr_bad += plain_bad(b.buf, nb, i);
 		/* in: B's data, PI inserted in A's blocks */
 		plain_fill(b.src, nb, i);
-		memset(a.buf, 0, (size_t)nb * (SIG_BLOCK + SIG_PI));
+		memset(a.buf, 0, (size_t)nb * (PI_BLOCK + PI_SIZE));
 		if (!sig_configure(mkey, a.buf, nb, ref, 4 * i + 2))
 			break;
-		uc_post_recv(ua, 4 * i + 3, 0, mkey->lkey, nb * SIG_BLOCK);
+		uc_post_recv(ua, 4 * i + 3, 0, mkey->lkey, nb * PI_BLOCK);
 		uc_post_send(ub, IBV_WR_SEND, 4 * i + 3, (uintptr_t)b.src,
-			     b.mr->lkey, nb * SIG_BLOCK, 0);
+			     b.mr->lkey, nb * PI_BLOCK, 0);
 		if (!uc_wc(&b, 4 * i + 3, IBV_WC_SEND, &wc, "UC SEND") ||
 		    !uc_wc(&a, 4 * i + 3, IBV_WC_RECV, &wc,
 			   "its receive through the MKEY"))
 			break;
-		if (wc.byte_len != nb * SIG_BLOCK)
+		if (wc.byte_len != nb * PI_BLOCK)
 			rd_bad++;
 		if (mlx5dv_mkey_check(mkey, &err) ||
 		    err.err_type != MLX5DV_MKEY_NO_ERR) {
@@ -1906,19 +2054,19 @@ static void mode_uc_sig(unsigned int count, unsigned int size)
 	/* a bad guard in the last block: sent all the same, and named */
 	ref = 0x3000;
 	sig_fill(a.src, nb, count, ref);
-	a.src[(size_t)nb * (SIG_BLOCK + SIG_PI) - SIG_PI] ^= 0xff;
+	a.src[(size_t)nb * (PI_BLOCK + PI_SIZE) - PI_SIZE] ^= 0xff;
 	memset(b.buf, 0, size);
 	if (sig_configure(mkey, a.src, nb, ref, 4 * count)) {
 		uc_post_recv(ub, 4 * count + 1, 0, 0, 0);
 		uc_post_send(ua, IBV_WR_RDMA_WRITE_WITH_IMM, 4 * count + 1, 0,
-			     mkey->lkey, nb * SIG_BLOCK, count);
+			     mkey->lkey, nb * PI_BLOCK, count);
 		if (uc_wc(&a, 4 * count + 1, IBV_WC_RDMA_WRITE, &wc,
 			  "UC signature WRITE, bad guard") &&
 		    uc_wc(&b, 4 * count + 1, IBV_WC_RECV_RDMA_WITH_IMM, &wc,
 			  "its immediate at B")) {
 			k = !mlx5dv_mkey_check(mkey, &err) &&
 			    err.err_type == MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD;
-			check(k && same(b.buf, count * nb, SIG_BLOCK, 4),
+			check(k && same(b.buf, count * nb, PI_BLOCK, 4),
 			      "UC signature WRITE with a bad guard in block %u: completed, %s got the data, mlx5dv_mkey_check: error %d (bad guard %d), offset %llu",
 			      nb - 1, b.name, err.err_type,
 			      MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD,
@@ -1938,7 +2086,7 @@ int main(int argc, char **argv)
 
 	if (argc < 8 || argc > 9 + MAX_WATCH) {
 		fprintf(stderr,
-			"usage: wire_retry retry|rnr|rnr-peer|stream|big-err|big-flush|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
+			"usage: wire_retry retry|link|rnr|rnr-peer|stream|big-err|big-flush|window|window-err|window-rnr|window-flush|sqd|atomic|atomic-err|sig|uc-sig DEV_A GID_A DEV_B GID_B N1 N2 [WIRE NAME=N...]\n");
 		return 2;
 	}
 	if (argc > 8)
@@ -1965,16 +2113,19 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "sig") || !strcmp(argv[1], "uc-sig") ||
 		   !strcmp(argv[1], "sig-remote")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > MAX_STREAM ||
-		    n2 % SIG_BLOCK)
+		    n2 % PI_BLOCK)
 			fatal_err("COUNT (1..4096) SIZE (512..16 MiB, blocks of 512)",
 			      EINVAL);
-		len = n2 / SIG_BLOCK * (SIG_BLOCK + SIG_PI);
+		len = n2 / PI_BLOCK * (PI_BLOCK + PI_SIZE);
 	} else if (!strcmp(argv[1], "big-err") ||
 		   !strcmp(argv[1], "big-flush")) {
 		if (n2 < 2 || n2 > MAX_STREAM)
 			fatal_err("SIZE (2..16 MiB)", EINVAL);
 		len = n2;
 		nrecv = 4;
+	} else if (!strcmp(argv[1], "link")) {
+		len = (size_t)2 * LINK_DEPTH * LINK_SIZE;
+		nrecv = 2 * LINK_DEPTH;
 	} else if (!strcmp(argv[1], "atomic")) {
 		if (!n1 || n1 > MAX_COUNT || !n2 || n2 > 16)
 			fatal_err("COUNT (1..4096) DEPTH (1..16)", EINVAL);
@@ -1987,6 +2138,10 @@ int main(int argc, char **argv)
 		if (n1 < 1 || n1 > 20 || n2 > 7)
 			fatal_err("TIMEOUT (1..20) RETRY_CNT (0..7)", EINVAL);
 		mode_retry(n1, n2);
+	} else if (!strcmp(argv[1], "link")) {
+		if (n1 < 1 || n1 > 20 || n2 > 7)
+			fatal_err("TIMEOUT (1..20) RETRY_CNT (0..7)", EINVAL);
+		mode_link(n1, n2);
 	} else if (!strcmp(argv[1], "rnr") || !strcmp(argv[1], "rnr-peer")) {
 		if (n1 < 1 || n1 > 31 || n2 > 6)
 			fatal_err("TIMER (1..31) RNR_RETRY (0..6)", EINVAL);
