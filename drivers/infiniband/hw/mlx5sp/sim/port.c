@@ -53,7 +53,13 @@ void sim_port_init(struct mlx5sp_sim *sim, struct net_device *cable)
 	strscpy(port->cable_name, netdev_name(cable), sizeof(port->cable_name));
 	netdev_hold(cable, &port->cable_tracker, GFP_KERNEL);
 	RCU_INIT_POINTER(port->cable, cable);
-	h = jhash(sim->name, strlen(sim->name), 0x5b);
+	/*
+	 * The port's own MAC, as a card's burned-in one: of the device's
+	 * name and of its cable's address at creation, so that two hosts,
+	 * each with an "sp0", on the two ends of one link have two
+	 */
+	h = jhash(cable->dev_addr, ETH_ALEN,
+		  jhash(sim->name, strlen(sim->name), 0x5b));
 	port->mac[0] = 0x02;		/* locally administered, unicast */
 	port->mac[1] = 0x5b;
 	put_unaligned_be32(h, &port->mac[2]);
