@@ -16,7 +16,10 @@
 # over TCP (barrier_post / barrier_wait). The model's wire counters must
 # show packets both ways on the NIC and no bad packet. Exits non-zero on
 # the first failed check; TWOHOST_ITERS (default 20) iterations a run,
-# TWOHOST_CASES (default "verbs nvme") the parts run.
+# TWOHOST_CASES (default "verbs nvme") the parts run, TWOHOST_PORT the
+# sides whose device's port has the NIC as its cable, its address on the
+# driver's netdev for the port (a host with a card, Documentation/mlx5sp/
+# port.rst).
 # shellcheck source=tests/integration/lib.bash
 . "$MLX5SP_TOP/tests/integration/lib.bash"
 # shellcheck source=tests/integration/wire.bash
@@ -27,6 +30,10 @@
 me=$1
 iters=${TWOHOST_ITERS:-20}
 cases=${TWOHOST_CASES:-verbs nvme}
+# TWOHOST_PORT: the sides ("a", "b", "a b") whose device is made with the
+# NIC as its port's cable (debugfs add cable=), as a host with a card
+cabled=0
+[[ " ${TWOHOST_PORT:-} " == *" $1 "* ]] && cabled=1
 ipa=10.78.0.1
 ipb=10.78.0.2
 case $me in
@@ -92,7 +99,11 @@ cleanup() {
 	[ -n "${tpid:-}" ] && kill "$tpid" 2>/dev/null
 	nvme disconnect-all >/dev/null 2>&1 || true
 	nvmet_clear 2>/dev/null || true
-	rdma link delete sp0 2>/dev/null || true
+	if [ "$cabled" = 1 ]; then
+		del sp0 2>/dev/null || true
+	else
+		rdma link delete sp0 2>/dev/null || true
+	fi
 }
 trap cleanup EXIT
 
@@ -108,13 +119,38 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 [ -n "$dev" ] || { ip link; die "no NIC with MAC $mac"; }
-ip addr add "$myip/24" dev "$dev"
-ip link set "$dev" up
-rdma link add sp0 type mlx5sp netdev "$dev" || die "rdma link add sp0 netdev $dev"
+if [ "$cabled" = 1 ]; then
+	# a host with a card: the NIC is the cable of sp0's physical port,
+	# the address goes on the driver's netdev for that port
+	sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	ip link set "$dev" up
+	add sp0 "cable=$dev" || die "add sp0 cable=$dev"
+	nic=
+	for _ in $(seq 100); do
+		nic=$(rdma link show sp0/1 2>/dev/null | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+		[ -n "$nic" ] && break
+		sleep 0.1
+	done
+	[ -n "$nic" ] || { rdma link show; die "sp0: no netdev on port 1"; }
+	ip addr add "$myip/24" dev "$nic"
+	ip link set "$nic" up
+	for _ in $(seq 100); do
+		grep -q ACTIVE /sys/class/infiniband/sp0/ports/1/state && break
+		sleep 0.1
+	done
+	grep -q ACTIVE /sys/class/infiniband/sp0/ports/1/state ||
+		die "sp0 port 1: $(cat /sys/class/infiniband/sp0/ports/1/state)"
+	where="the port of cable $dev, netdev $nic ($(cat "/sys/class/net/$nic/address"))"
+else
+	ip addr add "$myip/24" dev "$dev"
+	ip link set "$dev" up
+	rdma link add sp0 type mlx5sp netdev "$dev" || die "rdma link add sp0 netdev $dev"
+	where="$dev ($mac)"
+fi
 g=$(gid_index sp0 "$myip")
 wire=$simfs/sp0/wire
 grep -q '^up 1$' "$wire" || { cat "$wire"; die "sp0: not on the wire"; }
-ok "sp0 on $dev ($mac, $myip), RoCE v2 GID index $g"
+ok "sp0 on $where, $myip, RoCE v2 GID index $g"
 
 # the link: b's word reaches a over TCP (retried until a listens: ARP,
 # IPv4 and TCP across the NIC both ways)
